@@ -1,0 +1,46 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { writeAtomic, writeJson } from '../runs/files';
+import { renderSummaryMarkdown } from '../report/summary-md';
+import type { RolloutInput, RolloutRef, RolloutResult } from '../workflows/contracts';
+
+/** Write report.json, node_results.json and a Markdown summary for one rollout. Idempotent. */
+export async function persistResults(i: { ref: RolloutRef; result: RolloutResult; input: RolloutInput }): Promise<{ runDir: string }> {
+  const { ref, result } = i;
+  const dir = ref.runDir;
+  const nodesDir = join(dir, 'nodes');
+  const records = new Map<string, unknown>();
+  if (existsSync(nodesDir)) {
+    for (const f of readdirSync(nodesDir).filter((f) => f.endsWith('.json'))) {
+      const r = JSON.parse(readFileSync(join(nodesDir, f), 'utf8')) as { nodeId: string };
+      records.set(r.nodeId, r);
+    }
+  }
+  // Nodes that never ran (skipped) have no record on disk; their outcome is the record.
+  const nodeResults = result.outcomes.map((o) => records.get(o.nodeId) ?? { ...o, steps: [] });
+  writeJson(join(dir, 'node_results.json'), nodeResults);
+  const report = {
+    workflowId: result.workflowId,
+    rolloutKey: result.rolloutKey,
+    task: result.taskId,
+    agent: result.agent,
+    model: result.model,
+    repeat: result.repeat,
+    sweep: result.sweep,
+    host: result.host,
+    input: { budgetSeconds: i.input.budgetSeconds, idleSeconds: i.input.idleSeconds, evaluation: i.input.evaluation },
+    agentRun: result.agentRun,
+    overall: result.score.overall,
+    nonLlm: result.score.nonLlm,
+    judgeDroppedMaxScore: result.score.judgeDroppedMaxScore,
+    byCategory: result.score.byCategory,
+    byBackbone: result.score.byBackbone,
+    byTrajectory: result.score.byTrajectory,
+    statusCounts: result.score.statusCounts,
+    timings: result.timings,
+    finishedAt: new Date().toISOString(),
+  };
+  writeJson(join(dir, 'report.json'), report);
+  writeAtomic(join(dir, 'summary.md'), renderSummaryMarkdown(result));
+  return { runDir: dir };
+}

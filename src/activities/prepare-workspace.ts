@@ -1,0 +1,20 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { buildPrompt } from '../agents/prompt';
+import { writeAtomic } from '../runs/files';
+import { writeFiles } from '../sandbox';
+import type { RolloutRef } from '../workflows/contracts';
+import { taskFor } from './task-cache';
+
+/** Give the agent what the paper gives it: the PRD and the knowledge base in its workspace, and the prompt. */
+export async function prepareWorkspace(i: { ref: RolloutRef; agent: string; model: string }): Promise<{ promptFile: string }> {
+  const task = taskFor(i.ref.taskDir, i.ref.taskHash);
+  const app = i.ref.stack.services[task.environment.appService].container;
+  const files: { path: string; content: Buffer }[] = [];
+  if (task.prdFile) files.push({ path: 'task.md', content: readFileSync(task.prdFile) });
+  if (task.knowledgeBaseFile) files.push({ path: 'knowledge_base.json', content: readFileSync(task.knowledgeBaseFile) });
+  await writeFiles(app, task.environment.workspace, files);
+  const promptFile = join(i.ref.runDir, 'prompt.md');
+  writeAtomic(promptFile, buildPrompt(task));
+  return { promptFile };
+}

@@ -1,0 +1,58 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { config, hostQueueOf } from '../config';
+import { InvalidInputError } from '../errors';
+import { rolloutLogger } from '../log';
+import { writeJson } from '../runs/files';
+import { buildImages, downStack, loadCompose, upStack } from '../sandbox';
+import { planOf } from '../tasks/plan';
+import { appUrlOf } from '../primitives/env-from-stack';
+import type { Provisioned } from '../workflows/contracts';
+import { taskFor } from './task-cache';
+
+export interface ProvisionInput {
+  rolloutKey: string;
+  workflowId: string;
+  taskDir: string;
+  taskId: string;
+}
+
+/** Load and check the task, build its images and start its stack on this host. Idempotent. */
+export async function provision(i: ProvisionInput): Promise<Provisioned> {
+  const started = Date.now();
+  const log = rolloutLogger(i.rolloutKey, { activity: 'provision' });
+  const task = taskFor(i.taskDir);
+  if (task.id !== i.taskId) throw InvalidInputError.one(task.manifestFile, 'id', `task id is "${task.id}" but the rollout was started for "${i.taskId}"`);
+  const runDir = join(config.runsDir(), i.rolloutKey);
+  mkdirSync(runDir, { recursive: true });
+  const project = loadCompose(task.environment.composeFile, { envFileFallbacks: task.environment.envFileFallbacks });
+  const images = await buildImages(project, task.id, { onProgress: (line) => log.debug({ line }, 'build') });
+  let stack;
+  try {
+    stack = await upStack({
+      rolloutKey: i.rolloutKey,
+      taskId: task.id,
+      project,
+      images,
+      labels: { 'saasbench.workflow': i.workflowId },
+      onProgress: (line) => log.info(line),
+    });
+  } catch (err) {
+    // A half-started stack is worth nothing to the retry and holds ports: remove it first.
+    await downStack(i.rolloutKey).catch(() => undefined);
+    throw err;
+  }
+  const hostId = config.hostId();
+  const result: Provisioned = {
+    host: hostId,
+    hostQueue: hostQueueOf(hostId),
+    runDir,
+    plan: planOf(task),
+    stack,
+    appUrl: appUrlOf(task, stack),
+    provisionMs: Date.now() - started,
+  };
+  writeJson(join(runDir, 'rollout.json'), { workflowId: i.workflowId, rolloutKey: i.rolloutKey, task: { id: task.id, dir: task.dir, hash: task.hash }, host: hostId, stack, appUrl: result.appUrl, provisionedAt: new Date().toISOString() });
+  log.info({ appUrl: result.appUrl, ms: result.provisionMs }, 'stack up');
+  return result;
+}

@@ -1,0 +1,19 @@
+import { AgentConfigError } from '../errors';
+import { noopAgent } from './noop';
+import { oracleAgent } from './oracle';
+import type { AgentDriver } from './types';
+
+const AGENTS: Record<string, AgentDriver> = {
+  [noopAgent.name]: noopAgent,
+  [oracleAgent.name]: oracleAgent,
+};
+
+export function agentNames(): string[] {
+  return Object.keys(AGENTS);
+}
+
+export function createAgent(name: string): AgentDriver {
+  const a = AGENTS[name];
+  if (!a) throw new AgentConfigError(`unknown agent "${name}" (known: ${agentNames().join(', ')})`);
+  return a;
+}

@@ -1,0 +1,36 @@
+import type { Logger } from 'pino';
+import type { Task } from '../tasks/task';
+import type { StackRef } from '../workflows/contracts';
+
+export interface AgentContext {
+  rolloutKey: string;
+  task: Task;
+  stack: StackRef;
+  /** the container the agent works in (the task's app service) */
+  container: string;
+  workspace: string;
+  model: string;
+  /** host folder of this rollout's results */
+  runDir: string;
+  /** the full prompt given to the agent */
+  prompt: string;
+  log: Logger;
+}
+
+/** A command started detached inside the container; the supervisor watches it. */
+export interface AgentLaunch {
+  script: string;
+  env?: Record<string, string>;
+  workdir?: string;
+}
+
+/**
+ * One agent framework: how to prepare and launch it. Transcript parsing lives beside the command
+ * builder in the agent's own folder.
+ */
+export interface AgentDriver {
+  name: string;
+  /** host-side preparation before launch (copy files, write configs); must be idempotent */
+  prepare?(ctx: AgentContext): Promise<void>;
+  launch(ctx: AgentContext): AgentLaunch;
+}

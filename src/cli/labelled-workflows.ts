@@ -1,0 +1,13 @@
+import { docker, LABEL } from '../sandbox';
+
+/** rollout key -> workflow id, read from the labels provision put on each container. */
+export async function listLabelledWorkflows(): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  const cs = await docker().listContainers({ all: true, filters: { label: [`${LABEL.rollout}`] } });
+  for (const c of cs) {
+    const key = c.Labels[LABEL.rollout];
+    const wf = c.Labels['saasbench.workflow'];
+    if (key && wf) out.set(key, wf);
+  }
+  return out;
+}

@@ -1,0 +1,117 @@
+#!/usr/bin/env node
+import { Command, Option } from 'commander';
+import { InvalidInputError, formatIssue } from '../errors';
+import { agentNames } from '../agents/factory';
+import { ensureDevServer, stopDevServer } from '../temporal/dev-server';
+import { startWorker } from '../temporal/worker';
+import { intFlag, positiveFlag } from './options';
+import { runRollout } from './run';
+import { validateTaskCommand } from './tasks-validate';
+import { buildTaskImages } from './images';
+import { cleanCommand } from './clean';
+import { temporalTarget } from './temporal-target';
+import { repoRoot } from '../temporal/tools';
+import { join } from 'node:path';
+
+const program = new Command('saasbench')
+  .description('Evaluate coding agents on long SaaS engineering tasks, as durable Temporal workflows')
+  .showHelpAfterError()
+  .configureOutput({ outputError: (s, write) => write(`saasbench: ${s}`) });
+
+const exitWith = (p: Promise<number> | number) =>
+  Promise.resolve(p).then(
+    (code) => process.exit(code),
+    (err: Error) => {
+      if (err instanceof InvalidInputError) for (const i of err.issues) process.stderr.write(`${formatIssue(i)}\n`);
+      else process.stderr.write(`saasbench: ${err.name}: ${err.message}\n`);
+      process.exit(err instanceof InvalidInputError ? 2 : 1);
+    },
+  );
+
+program
+  .command('server')
+  .description('start the embedded Temporal dev server (temporal-dev.yml) in the background, or stop it')
+  .option('--stop', 'stop the dev server started by saasbench')
+  .action((o: { stop?: boolean }) =>
+    exitWith(
+      (async () => {
+        if (o.stop) {
+          const r = await stopDevServer();
+          process.stdout.write(`${JSON.stringify(r)}\n`);
+          return 0;
+        }
+        const h = await ensureDevServer();
+        process.stdout.write(h.external ? `using TEMPORAL_ADDRESS=${h.address}\n` : `Temporal dev server ${h.started ? 'started' : 'already running'} at ${h.address}; UI ${h.uiUrl}; db ${h.dbFile}\n`);
+        return 0;
+      })(),
+    ),
+  );
+
+program
+  .command('worker')
+  .description('run a worker host: polls the shared queue and its own host queue until interrupted')
+  .option('--host-id <id>', 'this Docker host\'s id (default: SAASBENCH_HOST_ID or the hostname)')
+  .action((o: { hostId?: string }) =>
+    exitWith(
+      (async () => {
+        const target = await temporalTarget();
+        const w = await startWorker({ address: target.address, namespace: target.namespace, hostId: o.hostId });
+        process.stderr.write(`worker ${w.hostId} polling ${w.sharedQueue} and ${w.hostQueue} (Ctrl-C to stop)\n`);
+        await w.done;
+        return 0;
+      })(),
+    ),
+  );
+
+const runCmd = (name: string, description: string, defaults: { task?: string; agent?: string }) =>
+  program
+    .command(name)
+    .description(description)
+    .addOption(new Option('--task <dir>', 'task folder (native or published SaaSBench layout)').default(defaults.task))
+    .addOption(new Option('--agent <name>', `agent: ${agentNames().join(', ')}`).default(defaults.agent))
+    .option('--model <id>', 'model id passed to the agent', 'none')
+    .option('--repeat <n>', 'repeat index (part of the rollout id)', intFlag('--repeat', 0, 10_000), 0)
+    .option('--sweep <name>', 'sweep name (part of the rollout id; default run-<timestamp>)')
+    .option('--parallelism <n>', 'DAG nodes evaluated at once', intFlag('--parallelism', 1, 64), 4)
+    .option('--budget <seconds>', 'agent wall-clock budget', positiveFlag('--budget'), 10_800)
+    .option('--idle <seconds>', 'stop the agent after this long without output', positiveFlag('--idle'), 1_800)
+    .option('--no-judge', 'disable the LLM judge (llm-judge nodes become SKIPPED_LLM)')
+    .option('--no-worker', 'do not run an in-process worker (use workers started with `saasbench worker`)')
+    .option('--json', 'print the score as JSON')
+    .action((o) =>
+      exitWith(
+        (async () => {
+          if (!o.task) throw InvalidInputError.one('command line', '--task', 'required: the task folder to run');
+          if (!o.agent) throw InvalidInputError.one('command line', '--agent', `required: one of ${agentNames().join(', ')}`);
+          if (!agentNames().includes(o.agent)) throw InvalidInputError.one('command line', '--agent', `unknown agent "${o.agent}" (known: ${agentNames().join(', ')})`);
+          return runRollout({ ...o, budget: o.budget, idle: o.idle });
+        })(),
+      ),
+    );
+
+runCmd('run', 'run one rollout of a task with an agent and print its score table', {});
+runCmd('demo', 'run the sample task tasks/helpdesk with the oracle agent', { task: join(repoRoot(), 'tasks', 'helpdesk'), agent: 'oracle' });
+
+const tasks = program.command('tasks').description('task folders');
+tasks
+  .command('validate <dir>')
+  .description('check a task folder (native or published layout) and show what it holds')
+  .action((dir: string) => exitWith(validateTaskCommand(dir)));
+
+program
+  .command('images')
+  .description('container images of tasks')
+  .command('build <dir>')
+  .description('build the images a task\'s stack needs (skipped when up to date)')
+  .action((dir: string) => exitWith(buildTaskImages(dir)));
+
+program
+  .command('clean')
+  .description('remove labelled containers, networks and volumes of rollouts that are not running')
+  .option('--all', 'remove every saasbench-labelled resource without asking Temporal')
+  .action((o: { all?: boolean }) => exitWith(cleanCommand({ all: !!o.all })));
+
+program.parseAsync(process.argv).catch((err: Error) => {
+  process.stderr.write(`saasbench: ${err.message}\n`);
+  process.exit(2);
+});

@@ -1,0 +1,70 @@
+import { config } from '../config';
+import { formatIssue } from '../errors';
+import { loadAnyTask } from '../tasks/load';
+import { connectClient } from '../temporal/connection';
+import { startWorker } from '../temporal/worker';
+import { RolloutInputSchema, rolloutWorkflowId, type RolloutInput, type RolloutResult } from '../workflows/contracts';
+import { printRolloutResult } from './print-result';
+import { temporalTarget } from './temporal-target';
+import { watchRollout } from './watch-rollout';
+
+export interface RunOptions {
+  task: string;
+  agent: string;
+  model: string;
+  repeat: number;
+  sweep?: string;
+  parallelism: number;
+  budget: number;
+  idle: number;
+  judge: boolean;
+  worker: boolean;
+  json?: boolean;
+}
+
+function stamp(): string {
+  return new Date().toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
+}
+
+/** Start one rollout, show its progress, print its score table. Returns the process exit code. */
+export async function runRollout(o: RunOptions): Promise<number> {
+  const loaded = loadAnyTask(o.task);
+  if (!loaded.task) {
+    for (const i of loaded.issues) process.stderr.write(`${formatIssue(i)}\n`);
+    return 2;
+  }
+  const input: RolloutInput = RolloutInputSchema.parse({
+    sweep: o.sweep ?? `run-${stamp()}`,
+    taskDir: loaded.task.dir,
+    taskId: loaded.task.id,
+    agent: o.agent,
+    model: o.model,
+    repeat: o.repeat,
+    budgetSeconds: o.budget,
+    idleSeconds: o.idle,
+    evaluation: { parallelism: o.parallelism, judge: { enabled: o.judge, model: process.env.SAASBENCH_JUDGE_MODEL ?? 'claude-sonnet-4-5-20250929' } },
+  });
+  const target = await temporalTarget();
+  const { client, connection } = await connectClient(target, { ensureSearchAttributes: target.external });
+  const worker = o.worker ? await startWorker({ address: target.address, namespace: target.namespace }) : undefined;
+  try {
+    const workflowId = rolloutWorkflowId(input);
+    const handle = await client.workflow.start('rolloutWorkflow', {
+      taskQueue: config.sharedQueue(),
+      workflowId,
+      args: [input],
+      memo: { input },
+      staticSummary: `${input.taskId} · ${input.agent} · ${input.model} · #${input.repeat}`,
+    });
+    process.stderr.write(`started ${workflowId}${target.uiUrl ? `\n  watch: ${target.uiUrl}/namespaces/${target.namespace}/workflows/${encodeURIComponent(workflowId)}` : ''}\n`);
+    const result = handle.result() as Promise<RolloutResult>;
+    await watchRollout(handle, result);
+    const r = await result;
+    if (o.json) process.stdout.write(JSON.stringify(r.score, null, 2) + '\n');
+    else printRolloutResult(r);
+    return 0;
+  } finally {
+    await worker?.shutdown();
+    await connection.close();
+  }
+}

@@ -1,0 +1,105 @@
+import type { Json } from '../json';
+import type { DagNode } from '../tasks/dag-schema';
+import { continuesAfterFailure, scoreNode } from '../scoring/node-score';
+import type { NodeStatus } from '../scoring/types';
+import { findPrimitive } from './registry';
+import { resolveTemplates } from './template';
+import type { ChainState, PrimitiveEnv, PrimitiveOutcome } from './types';
+
+export interface StepRecord {
+  index: number;
+  type: string;
+  /** inputs after placeholder resolution (what was actually sent/queried) */
+  inputs: unknown;
+  passed: boolean;
+  message: string;
+  data?: Record<string, unknown>;
+  durationMs: number;
+}
+
+export interface NodeRun {
+  status: NodeStatus;
+  score: number;
+  message: string;
+  steps: StepRecord[];
+  exports: Record<string, Json>;
+  error?: { name: string; message: string; stack?: string };
+}
+
+export interface RunNodeOptions {
+  /** false when the judge is disabled or has no key: llm-judge nodes become SKIPPED_LLM without running */
+  judgeEnabled: boolean;
+  /** variables visible to the chain: task variables + exports of prereqs */
+  vars: Record<string, Json>;
+}
+
+/**
+ * Run one node's primitive chain and score it. Primitive failures are results; only a bug or an
+ * unexpected exception makes the node ERROR. Infrastructure exceptions are re-thrown by the caller's
+ * policy, not here, so a retry can re-run the node from scratch.
+ */
+export async function runNode(node: DagNode, env: PrimitiveEnv, opts: RunNodeOptions): Promise<NodeRun> {
+  const { method, maxScore } = node.scoring;
+  if (method === 'llm-judge' && !opts.judgeEnabled) {
+    return { status: 'SKIPPED_LLM', score: 0, message: 'LLM judge disabled or unavailable: node left out of both sums', steps: [], exports: {} };
+  }
+  const state: ChainState = { vars: { ...opts.vars }, exports: {} };
+  const steps: StepRecord[] = [];
+  const passes: boolean[] = [];
+  let judge: { skipped: true } | { skipped: false; score: number } | undefined;
+  try {
+    for (const [index, step] of node.chain.entries()) {
+      const started = Date.now();
+      const outcome = await runStep(step.type, step.inputs, env, state, node.id);
+      steps.push({ index, type: step.type, inputs: outcome.resolved, passed: outcome.result.passed, message: outcome.result.message, data: outcome.result.data, durationMs: Date.now() - started });
+      passes.push(outcome.result.passed);
+      if (outcome.result.judge) judge = outcome.result.judge.skipped ? { skipped: true } : { skipped: false, score: outcome.result.judge.score };
+      if (!outcome.result.passed && !continuesAfterFailure(method)) break;
+    }
+  } catch (err) {
+    const e = err as Error;
+    return { status: 'ERROR', score: 0, message: `${e.name}: ${e.message}`, steps, exports: state.exports, error: { name: e.name, message: e.message, stack: e.stack } };
+  }
+  const { status, score } = scoreNode({ method, maxScore, chainLength: node.chain.length, passes, judge });
+  return { status, score, message: summarize(status, steps, node.chain.length), steps, exports: status === 'PASSED' ? state.exports : {}, };
+}
+
+async function runStep(type: string, rawInputs: Record<string, unknown>, env: PrimitiveEnv, state: ChainState, nodeId: string): Promise<{ resolved: unknown; result: PrimitiveOutcome }> {
+  const primitive = findPrimitive(type);
+  if (!primitive) return { resolved: rawInputs, result: { passed: false, message: `primitive ${type} is not supported` } };
+  let resolved: unknown;
+  try {
+    resolved = resolveTemplates(rawInputs, { ...state.vars, ...lastVars(state) });
+  } catch (err) {
+    return { resolved: rawInputs, result: { passed: false, message: (err as Error).message } };
+  }
+  const parsed = primitive.schema.safeParse(resolved);
+  if (!parsed.success) {
+    const first = parsed.error.issues[0];
+    return { resolved, result: { passed: false, message: `inputs after templating are invalid at ${first.path.join('.') || '(root)'}: ${first.message}` } };
+  }
+  const result = await primitive.run(parsed.data, {
+    env,
+    state,
+    nodeId,
+    setVar(name, value) {
+      state.vars[name] = value;
+      state.exports[name] = value;
+    },
+  });
+  return { resolved, result };
+}
+
+/** `{{last_status}}` and `{{last_body.x}}` let a chain refer to its own previous response. */
+function lastVars(state: ChainState): Record<string, Json> {
+  if (!state.last) return {};
+  return { last_status: state.last.status, last_body: (state.last.body ?? null) as Json };
+}
+
+function summarize(status: NodeStatus, steps: StepRecord[], k: number): string {
+  const passed = steps.filter((s) => s.passed).length;
+  const firstFail = steps.find((s) => !s.passed);
+  if (status === 'PASSED' && passed === k) return `all ${k} primitives passed`;
+  const head = `${passed}/${k} primitives passed`;
+  return firstFail ? `${head}; first failure ${firstFail.type}#${firstFail.index}: ${firstFail.message}` : head;
+}

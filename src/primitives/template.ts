@@ -1,0 +1,69 @@
+import type { Json } from '../json';
+
+const PLACEHOLDER = /\{\{\s*([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z0-9_]+)*)\s*\}\}/g;
+const WHOLE = /^\{\{\s*([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z0-9_]+)*)\s*\}\}$/;
+
+export class UnresolvedPlaceholderError extends Error {
+  constructor(readonly names: string[]) {
+    super(`unresolved placeholder${names.length > 1 ? 's' : ''}: ${names.map((n) => `{{${n}}}`).join(', ')}`);
+    this.name = 'UnresolvedPlaceholderError';
+  }
+}
+
+function lookup(vars: Record<string, Json>, dotted: string): Json | undefined {
+  if (dotted in vars) return vars[dotted];
+  let cur: Json | undefined = vars;
+  for (const part of dotted.split('.')) {
+    if (cur === null || typeof cur !== 'object') return undefined;
+    cur = Array.isArray(cur) ? cur[Number(part)] : (cur as Record<string, Json>)[part];
+    if (cur === undefined) return undefined;
+  }
+  return cur;
+}
+
+function render(v: Json): string {
+  return typeof v === 'string' ? v : JSON.stringify(v);
+}
+
+/**
+ * Replace `{{name}}` / `{{a.b}}` in every string of `value`. A string that is exactly one
+ * placeholder takes the variable's JSON type (so ids stay numbers); embedded ones are rendered as
+ * text (JSON for non-strings — never Python-style `True`). Unresolved names throw, naming them.
+ */
+export function resolveTemplates<T>(value: T, vars: Record<string, Json>): T {
+  const missing = new Set<string>();
+  const walk = (v: unknown): unknown => {
+    if (typeof v === 'string') {
+      const whole = WHOLE.exec(v);
+      if (whole) {
+        const found = lookup(vars, whole[1]);
+        if (found === undefined) missing.add(whole[1]);
+        return found === undefined ? v : found;
+      }
+      return v.replace(PLACEHOLDER, (m, name: string) => {
+        const found = lookup(vars, name);
+        if (found === undefined) {
+          missing.add(name);
+          return m;
+        }
+        return render(found);
+      });
+    }
+    if (Array.isArray(v)) return v.map(walk);
+    if (v && typeof v === 'object') {
+      return Object.fromEntries(Object.entries(v as Record<string, unknown>).map(([k, x]) => [k, walk(x)]));
+    }
+    return v;
+  };
+  const out = walk(value) as T;
+  if (missing.size) throw new UnresolvedPlaceholderError([...missing]);
+  return out;
+}
+
+/** Names of every placeholder in a value (for load-time checks). */
+export function placeholdersIn(value: unknown, acc: Set<string> = new Set()): Set<string> {
+  if (typeof value === 'string') for (const m of value.matchAll(PLACEHOLDER)) acc.add(m[1]);
+  else if (Array.isArray(value)) value.forEach((x) => placeholdersIn(x, acc));
+  else if (value && typeof value === 'object') Object.values(value).forEach((x) => placeholdersIn(x, acc));
+  return acc;
+}

@@ -1,0 +1,23 @@
+import type { RolloutResult } from '../workflows/contracts';
+import { mdTable } from './table';
+import { SCORE_HEADER, scoreSections } from './score-rows';
+
+export function renderSummaryMarkdown(r: RolloutResult): string {
+  const s = r.score;
+  const out = [
+    `# ${r.taskId} · ${r.agent} · ${r.model} · repeat ${r.repeat}`,
+    '',
+    `- workflow: \`${r.workflowId}\``,
+    `- host: \`${r.host}\``,
+    `- agent: ${r.agentRun.exitReason} — ${r.agentRun.message}`,
+    `- **task score ${s.overall.pct ?? '–'}** (${s.overall.score}/${s.overall.maxScore}); non-LLM subscore ${s.nonLlm.pct ?? '–'}`,
+    `- judge maxScore dropped (SKIPPED_LLM): ${s.judgeDroppedMaxScore}`,
+    `- timings: provision ${(r.timings.provisionMs / 1000).toFixed(1)}s, agent ${(r.timings.agentMs / 1000).toFixed(1)}s, evaluation ${(r.timings.evaluationMs / 1000).toFixed(1)}s`,
+  ];
+  for (const sec of scoreSections(s)) out.push('', `## ${sec.title}`, '', mdTable(SCORE_HEADER, sec.rows));
+  const notPassed = r.outcomes.filter((o) => o.status !== 'PASSED');
+  if (notPassed.length) {
+    out.push('', '## Nodes not passed', '', mdTable(['node', 'status', 'score', 'max', 'message'], notPassed.map((o) => [o.nodeId, o.status, o.score, o.maxScore, o.message.slice(0, 160)])));
+  }
+  return out.join('\n') + '\n';
+}

@@ -1,0 +1,204 @@
+// loadCompose: YAML -> interpolation -> strict zod validation -> normalized ComposeProject.
+// Every failure is a ComposeError naming the file and the JSON path of the offending key.
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import YAML from 'yaml';
+import type { z } from 'zod';
+import { ComposeError } from './errors';
+import { interpolate, InterpolationSyntaxError, parseDotenv } from './interpolate';
+import { ComposeProject, RawCompose, RawService } from './compose-schema';
+import { normalizeService, type NormalizeContext } from './compose-normalize';
+
+export interface LoadComposeOptions {
+  /** Highest-precedence interpolation variables (e.g. IMAGE_TAG chosen by the harness). */
+  env?: Record<string, string>;
+  /**
+   * File names tried, in the compose file's directory, when an `env_file` or the interpolation
+   * `.env` is missing. The published SaaSBench layout ships `.env.example` but references `.env`.
+   */
+  envFileFallbacks?: string[];
+  /** Defaults to process.env; tests pass {} for hermetic results. */
+  processEnv?: Record<string, string | undefined>;
+}
+
+type PathSeg = string | number;
+
+export function jsonPath(segs: readonly PathSeg[]): string {
+  let out = '';
+  for (const s of segs) {
+    if (typeof s === 'number') out += `[${s}]`;
+    else if (/^[A-Za-z_][A-Za-z0-9_-]*$/.test(s)) out += out ? `.${s}` : s;
+    else out += `[${JSON.stringify(s)}]`;
+  }
+  return out;
+}
+
+export function loadCompose(file: string, opts: LoadComposeOptions = {}): ComposeProject {
+  const abs = path.resolve(file);
+  const dir = path.dirname(abs);
+  const fail = (segs: readonly PathSeg[], sentence: string): never => {
+    throw new ComposeError(file, jsonPath(segs), sentence);
+  };
+
+  let text: string;
+  try {
+    text = fs.readFileSync(abs, 'utf8');
+  } catch (err) {
+    throw new ComposeError(file, '', `cannot read the compose file (${(err as Error).message})`, { cause: err });
+  }
+  const doc = YAML.parseDocument(text, { merge: true, prettyErrors: true });
+  if (doc.errors.length > 0) fail([], `invalid YAML: ${doc.errors[0].message}`);
+  const parsed: unknown = doc.toJS({ maxAliasCount: 1000 });
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) fail([], 'the file must be a YAML mapping');
+
+  const warnings: string[] = [];
+  const dotenvFile = findWithFallbacks(path.join(dir, '.env'), opts.envFileFallbacks ?? []);
+  if (dotenvFile && path.basename(dotenvFile) !== '.env') {
+    warnings.push(`.env is missing; interpolating from ${path.basename(dotenvFile)} instead`);
+  }
+  const dotenv = dotenvFile ? parseDotenv(fs.readFileSync(dotenvFile, 'utf8')) : {};
+  // Same precedence as docker compose (shell env beats .env), with the caller's env on top.
+  const env: Record<string, string | undefined> = { ...dotenv, ...(opts.processEnv ?? process.env), ...opts.env };
+
+  const raw = stripExtensions(parsed as Record<string, unknown>);
+  const missing = new Set<string>();
+  const interpolated = interpolateTree(raw, env, [], missing, fail);
+  for (const name of missing) warnings.push(`variable ${name} is not set; substituted an empty string`);
+
+  const result = RawCompose.safeParse(interpolated);
+  if (!result.success) throw zodToComposeError(file, result.error);
+  const top = result.data;
+  if (top.version !== undefined) warnings.push('top-level "version" is obsolete and ignored');
+
+  const volumes: Record<string, Record<string, never>> = {};
+  for (const name of Object.keys(top.volumes ?? {})) {
+    if (!/^[a-zA-Z0-9][a-zA-Z0-9_.-]*$/.test(name)) fail(['volumes', name], `"${name}" is not a valid volume name`);
+    volumes[name] = {};
+  }
+
+  const ctx: NormalizeContext = {
+    dir,
+    env,
+    volumes: new Set(Object.keys(volumes)),
+    envFileFallbacks: opts.envFileFallbacks ?? [],
+    warnings,
+    fail,
+    findWithFallbacks,
+  };
+  const services: ComposeProject['services'] = {};
+  for (const [name, svc] of Object.entries(top.services)) {
+    if (!/^[a-zA-Z0-9][a-zA-Z0-9_.-]*$/.test(name)) {
+      fail(['services', name], `"${name}" is not a valid service name (letters, digits, "_", ".", "-")`);
+    }
+    services[name] = normalizeService(name, svc as z.infer<typeof RawService>, ctx);
+  }
+  if (Object.keys(services).length === 0) fail(['services'], 'at least one service is required');
+
+  const order = startOrder(services, fail);
+  return ComposeProject.parse({ name: top.name, file: abs, dir, services, volumes, order, warnings });
+}
+
+/** `path` if it exists, else the first existing fallback name in the same directory, else null. */
+function findWithFallbacks(p: string, fallbacks: string[]): string | null {
+  if (fs.existsSync(p)) return p;
+  for (const f of fallbacks) {
+    const alt = path.join(path.dirname(p), f);
+    if (fs.existsSync(alt)) return alt;
+  }
+  return null;
+}
+
+// Compose ignores `x-*` keys at the top level and inside services (they exist for YAML anchors).
+function stripExtensions(top: Record<string, unknown>): Record<string, unknown> {
+  const out = dropX(top);
+  const services = out.services;
+  if (services && typeof services === 'object' && !Array.isArray(services)) {
+    out.services = Object.fromEntries(
+      Object.entries(services as Record<string, unknown>).map(([k, v]) => [
+        k,
+        v && typeof v === 'object' && !Array.isArray(v) ? dropX(v as Record<string, unknown>) : v,
+      ]),
+    );
+  }
+  return out;
+}
+
+function dropX(o: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(o).filter(([k]) => !k.startsWith('x-')));
+}
+
+function interpolateTree(
+  v: unknown,
+  env: Record<string, string | undefined>,
+  segs: PathSeg[],
+  missing: Set<string>,
+  fail: (segs: readonly PathSeg[], sentence: string) => never,
+): unknown {
+  if (typeof v === 'string') {
+    try {
+      const r = interpolate(v, env);
+      r.missing.forEach((m) => missing.add(m));
+      return r.value;
+    } catch (err) {
+      if (err instanceof InterpolationSyntaxError) fail(segs, err.message);
+      throw err;
+    }
+  }
+  if (Array.isArray(v)) return v.map((x, i) => interpolateTree(x, env, [...segs, i], missing, fail));
+  if (v && typeof v === 'object') {
+    return Object.fromEntries(
+      Object.entries(v).map(([k, x]) => [k, interpolateTree(x, env, [...segs, k], missing, fail)]),
+    );
+  }
+  return v;
+}
+
+function zodToComposeError(file: string, error: z.ZodError): ComposeError {
+  const { issue, segs } = deepestIssue(error.issues[0], []);
+  if (issue.code === 'unrecognized_keys') segs.push(issue.keys[0]);
+  const more = error.issues.length > 1 ? ` (and ${error.issues.length - 1} more problem(s))` : '';
+  return new ComposeError(file, jsonPath(segs), issue.message + more);
+}
+
+type Issue = z.core.$ZodIssue;
+
+/**
+ * A union failure is reported against the branch that got furthest (the one whose type matched),
+ * so `depends_on: {db: {condition: bogus}}` points at `.condition`, not at `depends_on`.
+ */
+function deepestIssue(issue: Issue, base: PathSeg[]): { issue: Issue; segs: PathSeg[] } {
+  const segs = [...base, ...issue.path.filter((p): p is PathSeg => typeof p !== 'symbol')];
+  if (issue.code !== 'invalid_union') return { issue, segs };
+  const typeMatched = issue.errors.filter((branch) => !branch.every((i) => i.code === 'invalid_type' && i.path.length === 0));
+  if (typeMatched.length !== 1 || typeMatched[0].length === 0) return { issue, segs };
+  return deepestIssue(typeMatched[0][0], segs);
+}
+
+/** Dependencies first, declaration order otherwise; a cycle or unknown dependency is an error. */
+function startOrder(
+  services: ComposeProject['services'],
+  fail: (segs: readonly PathSeg[], sentence: string) => never,
+): string[] {
+  const names = Object.keys(services);
+  for (const name of names) {
+    for (const dep of Object.keys(services[name].dependsOn)) {
+      if (!services[dep]) fail(['services', name, 'depends_on', dep], `depends on unknown service "${dep}"`);
+      if (dep === name) fail(['services', name, 'depends_on', dep], 'a service cannot depend on itself');
+    }
+  }
+  const order: string[] = [];
+  const state = new Map<string, 'visiting' | 'done'>();
+  const visit = (name: string, chain: string[]): void => {
+    const s = state.get(name);
+    if (s === 'done') return;
+    if (s === 'visiting') {
+      fail(['services', name, 'depends_on'], `dependency cycle: ${[...chain, name].join(' -> ')}`);
+    }
+    state.set(name, 'visiting');
+    for (const dep of Object.keys(services[name].dependsOn)) visit(dep, [...chain, name]);
+    state.set(name, 'done');
+    order.push(name);
+  };
+  for (const name of names) visit(name, []);
+  return order;
+}

@@ -1,0 +1,183 @@
+// Command execution inside containers: a bounded, attached `exec`, and `execDetached` for
+// processes (agents, servers) that must outlive the exec call and the worker that made it.
+import { randomBytes } from 'node:crypto';
+import { PassThrough, type Duplex } from 'node:stream';
+import { z } from 'zod';
+import { docker } from './client';
+import { SandboxInfraError, SandboxInputError, infra, isNotFound } from './errors';
+import { writeFiles } from './files';
+
+export interface ExecOptions {
+  workdir?: string;
+  env?: Record<string, string>;
+  timeoutMs?: number;
+  stdin?: string;
+  user?: string;
+  /** Per-stream cap; the rest is dropped and a marker appended. Default 32 MiB. */
+  maxOutputBytes?: number;
+}
+
+export const ExecResult = z.object({
+  exitCode: z.number().int(),
+  stdout: z.string(),
+  stderr: z.string(),
+  timedOut: z.boolean(),
+});
+export type ExecResult = z.infer<typeof ExecResult>;
+
+const envList = (env?: Record<string, string>) => Object.entries(env ?? {}).map(([k, v]) => `${k}=${v}`);
+
+class Collector {
+  private chunks: Buffer[] = [];
+  private size = 0;
+  private dropped = false;
+  constructor(private readonly max: number) {}
+  push(b: Buffer): void {
+    if (this.size >= this.max) {
+      this.dropped = true;
+      return;
+    }
+    const take = b.subarray(0, this.max - this.size);
+    this.chunks.push(take);
+    this.size += take.length;
+    if (take.length < b.length) this.dropped = true;
+  }
+  text(): string {
+    return Buffer.concat(this.chunks).toString('utf8') + (this.dropped ? '\n[saasbench: output truncated]\n' : '');
+  }
+}
+
+/**
+ * Runs `cmd` and collects its output. With `timeoutMs`, the command runs under a tiny `sh`
+ * wrapper that records its pid: a docker exec is its own session leader, so killing that
+ * process group on timeout takes its children down too (the Docker API has no exec kill).
+ */
+export async function exec(container: string, cmd: string[], opts: ExecOptions = {}): Promise<ExecResult> {
+  if (cmd.length === 0) throw new SandboxInputError('exec: empty command');
+  const c = docker().getContainer(container);
+  const pidFile = opts.timeoutMs !== undefined ? `/tmp/.saasbench-exec-${randomBytes(6).toString('hex')}.pid` : undefined;
+  const Cmd = pidFile ? ['sh', '-c', 'echo $$ > "$0"; "$@"; rc=$?; rm -f "$0"; exit $rc', pidFile, ...cmd] : cmd;
+  const withStdin = opts.stdin !== undefined;
+  let stream: Duplex;
+  let execObj;
+  try {
+    execObj = await c.exec({
+      Cmd,
+      AttachStdout: true,
+      AttachStderr: true,
+      AttachStdin: withStdin,
+      Tty: false,
+      WorkingDir: opts.workdir,
+      Env: envList(opts.env),
+      User: opts.user,
+    });
+    stream = (await execObj.start({ hijack: true, stdin: withStdin })) as Duplex;
+  } catch (err) {
+    if (isNotFound(err)) throw new SandboxInfraError(`exec: container ${container} not found`, { cause: err });
+    throw infra(`exec in ${container}`, err);
+  }
+
+  const max = opts.maxOutputBytes ?? 32 * 1024 * 1024;
+  const out = new Collector(max);
+  const errOut = new Collector(max);
+  const outPT = new PassThrough().on('data', (b: Buffer) => out.push(b));
+  const errPT = new PassThrough().on('data', (b: Buffer) => errOut.push(b));
+  docker().modem.demuxStream(stream, outPT, errPT);
+  const ended = new Promise<void>((resolve) => {
+    stream.once('end', resolve);
+    stream.once('close', resolve);
+    stream.once('error', () => resolve());
+  });
+  if (withStdin) stream.end(opts.stdin);
+
+  let timedOut = false;
+  if (opts.timeoutMs !== undefined) {
+    let timer: NodeJS.Timeout | undefined;
+    const expired = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), opts.timeoutMs)));
+    const first = await Promise.race([ended.then(() => 'done' as const), expired]);
+    clearTimeout(timer);
+    if (first === 'timeout') {
+      timedOut = true;
+      await killGroup(container, pidFile!);
+      // Give the stream a moment to drain what the killed process wrote, then cut it.
+      await Promise.race([ended, sleep(3000)]);
+      stream.destroy();
+    }
+  } else {
+    await ended;
+  }
+
+  const info = await execObj.inspect().catch((err: unknown) => {
+    throw infra(`exec inspect in ${container}`, err);
+  });
+  const exitCode = typeof info.ExitCode === 'number' && !info.Running ? info.ExitCode : timedOut ? 137 : -1;
+  return { exitCode, stdout: out.text(), stderr: errOut.text(), timedOut };
+}
+
+async function killGroup(container: string, pidFile: string): Promise<void> {
+  try {
+    const e = await docker()
+      .getContainer(container)
+      .exec({ Cmd: ['sh', '-c', 'p=$(cat "$0" 2>/dev/null) && [ -n "$p" ] && { kill -9 -"$p" 2>/dev/null || kill -9 "$p"; }; rm -f "$0"', pidFile], AttachStdout: true, AttachStderr: true });
+    const s = (await e.start({ hijack: true, stdin: false })) as Duplex;
+    s.resume();
+    await new Promise<void>((r) => {
+      s.once('end', r);
+      s.once('close', r);
+      s.once('error', () => r());
+    });
+  } catch {
+    // best effort: the container may already be gone
+  }
+}
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+export interface ExecDetachedOptions {
+  workdir?: string;
+  env?: Record<string, string>;
+  /** Absolute directory in the container for script.sh, pid, stdout.log, stderr.log, exit_code. */
+  controlDir: string;
+  user?: string;
+}
+
+/**
+ * Starts `script` under bash in a new session (setsid), so it survives the exec, the worker and
+ * a worker restart. The runner writes files atomically (tmp + mv): `pid` before the script
+ * starts, `exit_code` after it ends. A process that vanished without `exit_code` was killed.
+ */
+export async function execDetached(container: string, script: string, opts: ExecDetachedOptions): Promise<{ pid: number }> {
+  const dir = opts.controlDir.replace(/\/+$/, '');
+  if (!dir.startsWith('/')) throw new SandboxInputError(`execDetached: controlDir must be absolute (got ${opts.controlDir})`);
+  const q = shQuote;
+  const runner = [
+    '#!/bin/bash',
+    `cd ${q(dir)} || exit 1`,
+    'echo $$ > pid.tmp && mv -f pid.tmp pid',
+    ...(opts.workdir ? [`cd ${q(opts.workdir)} || { echo 127 > ${q(dir)}/exit_code.tmp; mv -f ${q(dir)}/exit_code.tmp ${q(dir)}/exit_code; exit 127; }`] : []),
+    `bash ${q(dir + '/script.sh')} > ${q(dir + '/stdout.log')} 2> ${q(dir + '/stderr.log')} < /dev/null`,
+    'rc=$?',
+    `echo $rc > ${q(dir)}/exit_code.tmp && mv -f ${q(dir)}/exit_code.tmp ${q(dir)}/exit_code`,
+    '',
+  ].join('\n');
+  await writeFiles(container, dir, [
+    { path: 'script.sh', content: script, mode: 0o755 },
+    { path: 'runner.sh', content: runner, mode: 0o755 },
+  ]);
+  // A previous attempt's pid/exit_code must not be mistaken for this run's.
+  const launch =
+    `cd ${q(dir)} && rm -f pid exit_code pid.tmp exit_code.tmp && ` +
+    `setsid bash ./runner.sh < /dev/null > /dev/null 2>&1 & ` +
+    `for i in $(seq 1 200); do if [ -s ${q(dir + '/pid')} ]; then cat ${q(dir + '/pid')}; exit 0; fi; sleep 0.05; done; ` +
+    `echo "runner did not write its pid" >&2; exit 1`;
+  const r = await exec(container, ['bash', '-c', launch], { env: opts.env, user: opts.user, timeoutMs: 30_000 });
+  const pid = Number.parseInt(r.stdout.trim(), 10);
+  if (r.exitCode !== 0 || !Number.isInteger(pid)) {
+    throw new SandboxInfraError(`execDetached in ${container} failed (exit ${r.exitCode}): ${r.stderr.trim() || r.stdout.trim()}`);
+  }
+  return { pid };
+}
+
+export function shQuote(s: string): string {
+  return `'${s.replace(/'/g, `'\\''`)}'`;
+}

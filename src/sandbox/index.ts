@@ -1,0 +1,19 @@
+// Public surface of the sandbox: compose loading, images, stacks, and container access.
+export { loadCompose, jsonPath, type LoadComposeOptions } from './compose-load';
+export { ComposeProject, ServiceSpec, MountSpec, HealthcheckSpec, DEPENDENCY_CONDITIONS } from './compose-schema';
+export { parseDuration, parsePort, parseVolumeShort, parseByteSize, shellSplit, type PortSpec } from './compose-values';
+export { interpolate, parseDotenv } from './interpolate';
+export {
+  SandboxError,
+  ComposeError,
+  SandboxInfraError,
+  ImageMissingError,
+  SandboxInputError,
+} from './errors';
+export { buildImages, buildTag, imageExists } from './images';
+export { upStack, type UpStackOptions } from './stack-up';
+export { StackHandle, findStack, downStack, listLabelledRollouts, reapStacks } from './stack-state';
+export { exec, execDetached, shQuote, ExecResult, type ExecOptions, type ExecDetachedOptions } from './exec';
+export { readFile, writeFiles, copyDirInto, type FileToWrite } from './files';
+export { docker, setDockerClient } from './client';
+export { LABEL, projectName, networkName, containerName, volumeName, RolloutKey } from './naming';

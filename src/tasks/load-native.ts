@@ -1,0 +1,84 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import YAML from 'yaml';
+import { jsonPath } from '../json';
+import { InvalidInputError, type InputIssue } from '../errors';
+import { TaskManifestSchema } from './manifest-schema';
+import { checkDag } from './validate-dag';
+import { hashTree } from './hash';
+import type { Task } from './task';
+
+export interface LoadResult {
+  task: Task | null;
+  issues: InputIssue[];
+}
+
+export function readJson(file: string, issues: InputIssue[]): unknown {
+  try {
+    return JSON.parse(readFileSync(file, 'utf8'));
+  } catch (e) {
+    issues.push({ file, path: '', message: existsSync(file) ? `not valid JSON: ${(e as Error).message}` : 'file not found' });
+    return undefined;
+  }
+}
+
+/**
+ * Load a native task folder (task.yaml). Collects every problem instead of stopping at the first;
+ * `task` is returned whenever the DAG could be read, so `tasks validate` can still show its shape.
+ */
+export function loadNativeTask(dirArg: string): LoadResult {
+  const dir = resolve(dirArg);
+  const manifestFile = join(dir, 'task.yaml');
+  const issues: InputIssue[] = [];
+  let raw: unknown;
+  try {
+    raw = YAML.parse(readFileSync(manifestFile, 'utf8'));
+  } catch (e) {
+    return { task: null, issues: [{ file: manifestFile, path: '', message: existsSync(manifestFile) ? `not valid YAML: ${(e as Error).message}` : 'file not found' }] };
+  }
+  const parsed = TaskManifestSchema.safeParse(raw);
+  if (!parsed.success) {
+    return { task: null, issues: parsed.error.issues.map((i) => ({ file: manifestFile, path: jsonPath(i.path), message: i.message })) };
+  }
+  const m = parsed.data;
+  const need = (rel: string, key: string): string => {
+    const p = join(dir, rel);
+    if (!existsSync(p)) issues.push({ file: manifestFile, path: key, message: `${rel} does not exist` });
+    return p;
+  };
+  const prdFile = need(m.prd, 'prd');
+  const kbFile = m.knowledgeBase ? need(m.knowledgeBase, 'knowledgeBase') : null;
+  const promptFile = need(m.prompt, 'prompt');
+  const composeFile = need(m.environment.compose, 'environment.compose');
+  const dagFile = need(m.evaluation.dag, 'evaluation.dag');
+  const solutionDir = m.solution ? need(m.solution.dir, 'solution.dir') : undefined;
+  if (kbFile && existsSync(kbFile)) readJson(kbFile, issues);
+  if (issues.length) return { task: null, issues };
+
+  const check = checkDag(readJson(dagFile, issues), dagFile);
+  issues.push(...check.issues);
+  const task: Task = {
+    id: m.id,
+    title: m.title,
+    dir,
+    layout: 'native',
+    manifestFile,
+    prdFile,
+    knowledgeBaseFile: kbFile,
+    promptText: readFileSync(promptFile, 'utf8').trim(),
+    environment: { composeFile, ...m.environment },
+    dagFile,
+    dag: check.dag,
+    solution: m.solution && solutionDir ? { dir: solutionDir, start: m.solution.start } : undefined,
+    variables: m.variables,
+    hash: hashTree(dir),
+    unsupported: check.unsupported,
+  };
+  return { task, issues };
+}
+
+export function loadTaskOrThrow(dir: string, load: (d: string) => LoadResult = loadNativeTask): Task {
+  const r = load(dir);
+  if (!r.task || r.issues.length) throw new InvalidInputError(r.issues);
+  return r.task;
+}

@@ -1,0 +1,26 @@
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { InvalidInputError } from '../errors';
+import { loadNativeTask, type LoadResult } from './load-native';
+import { isPublishedLayout, loadPublishedTask } from './load-published';
+import type { Task } from './task';
+
+/** Native (task.yaml) or published SaaSBench layout, told apart by what the folder holds. */
+export function loadAnyTask(dirArg: string): LoadResult {
+  const dir = resolve(dirArg);
+  if (!existsSync(dir)) return { task: null, issues: [{ file: dir, path: '', message: 'task folder does not exist' }] };
+  if (existsSync(join(dir, 'task.yaml'))) return loadNativeTask(dir);
+  if (isPublishedLayout(dir)) return loadPublishedTask(dir);
+  return { task: null, issues: [{ file: dir, path: '', message: 'not a task folder: no task.yaml and not the published SaaSBench layout (tasks/ + check/)' }] };
+}
+
+/** Load a task that must be runnable: any issue or unsupported primitive is an error. */
+export function loadRunnableTask(dir: string): Task {
+  const r = loadAnyTask(dir);
+  if (!r.task || r.issues.length) throw new InvalidInputError(r.issues);
+  const unsupported = Object.entries(r.task.unsupported);
+  if (unsupported.length) {
+    throw new InvalidInputError(unsupported.map(([type, n]) => ({ file: r.task!.dagFile, path: '', message: `primitive ${type} is not supported by this build (${n} uses)` })));
+  }
+  return r.task;
+}

@@ -1,0 +1,40 @@
+import { z } from 'zod';
+import { JsonSchema } from '../json';
+
+const Rel = z.string().min(1);
+
+export const DatabaseSchema = z
+  .object({
+    kind: z.literal('postgres'),
+    service: z.string().min(1),
+    port: z.number().int().positive().default(5432),
+    user: z.string().min(1),
+    password: z.string(),
+    name: z.string().min(1),
+  })
+  .strict();
+
+export const TaskManifestSchema = z
+  .object({
+    id: z.string().regex(/^[a-z0-9][a-z0-9-]*$/, 'task ids use lowercase letters, digits and -'),
+    title: z.string().min(1),
+    prd: Rel.default('task.md'),
+    knowledgeBase: Rel.optional(),
+    prompt: Rel.default('prompt.md'),
+    environment: z
+      .object({
+        compose: Rel,
+        appService: z.string().min(1),
+        workspace: z.string().startsWith('/').default('/app'),
+        appPort: z.number().int().positive(),
+        database: DatabaseSchema.optional(),
+      })
+      .strict(),
+    evaluation: z.object({ dag: Rel }).strict(),
+    solution: z.object({ dir: Rel, start: z.string().min(1) }).strict().optional(),
+    variables: z.record(z.string(), JsonSchema).default({}),
+  })
+  .strict();
+
+export type TaskManifest = z.infer<typeof TaskManifestSchema>;
+export type DatabaseTarget = z.infer<typeof DatabaseSchema>;

@@ -1,0 +1,22 @@
+import type { EvalPlan } from '../workflows/contracts';
+import type { Task } from './task';
+import { topoOrder } from './topo';
+
+/** The DAG as the workflow needs it: structure and scoring, no primitive inputs. */
+export function planOf(task: Task): EvalPlan {
+  const nodes = task.dag.nodes.map((n) => ({
+    id: n.id,
+    prereqs: n.prereqs,
+    method: n.scoring.method,
+    maxScore: n.scoring.maxScore,
+    category: n.scoring.category,
+    subcategory: n.scoring.subcategory,
+  }));
+  return {
+    taskId: task.id,
+    taskHash: task.hash,
+    nodes,
+    order: topoOrder(nodes),
+    trajectories: Object.fromEntries(Object.entries(task.dag.trajectories).map(([k, t]) => [k, t.nodeIds])),
+  };
+}

@@ -1,0 +1,32 @@
+import type { Json } from '../json';
+import type { Dag } from './dag-schema';
+import type { DatabaseTarget } from './manifest-schema';
+
+/** A loaded task, whichever layout it came from. Paths are absolute. */
+export interface Task {
+  id: string;
+  title: string;
+  dir: string;
+  layout: 'native' | 'published';
+  manifestFile: string;
+  prdFile: string | null;
+  knowledgeBaseFile: string | null;
+  promptText: string;
+  environment: {
+    composeFile: string;
+    appService: string;
+    workspace: string;
+    appPort: number;
+    database?: DatabaseTarget;
+    /** env files to try when a compose `env_file` is missing (published tasks ship only .env.example) */
+    envFileFallbacks?: string[];
+  };
+  dagFile: string;
+  dag: Dag;
+  solution?: { dir: string; start: string };
+  variables: Record<string, Json>;
+  /** sha256 over the task folder's files (reference-solution dependencies excluded) */
+  hash: string;
+  /** published primitive types this build cannot run yet, with counts */
+  unsupported: Record<string, number>;
+}

@@ -1,0 +1,120 @@
+import type { z } from 'zod';
+import { jsonPath } from '../json';
+import type { InputIssue } from '../errors';
+import { findPrimitive, isKnownPublishedType } from '../primitives/registry';
+import { RawDagSchema, RawNodeSchema, type Dag, type DagNode } from './dag-schema';
+
+export interface DagCheck {
+  dag: Dag;
+  issues: InputIssue[];
+  /** published primitive types this build cannot run yet, with how often each is used */
+  unsupported: Record<string, number>;
+}
+
+function zodIssues(file: string, err: z.ZodError, prefix: string, nodeId?: string): InputIssue[] {
+  return err.issues.map((i) => ({ file, path: jsonPath(i.path, prefix), message: i.message, nodeId }));
+}
+
+/**
+ * Check a dag.json value: shape, unique ids, known prereqs, no cycles, methods, maxScore > 0 and
+ * every primitive's inputs against that primitive's schema. Returns every issue, not just the first.
+ */
+export function checkDag(raw: unknown, file: string, extraTrajectories?: Record<string, string[]>): DagCheck {
+  const issues: InputIssue[] = [];
+  const unsupported: Record<string, number> = {};
+  const top = RawDagSchema.safeParse(raw);
+  if (!top.success) return { dag: { nodes: [], trajectories: {} }, issues: zodIssues(file, top.error, ''), unsupported };
+
+  const nodes: DagNode[] = [];
+  const seen = new Map<string, number>();
+  top.data.nodes.forEach((rawNode, i) => {
+    const at = `nodes[${i}]`;
+    const id = (rawNode as { id?: unknown })?.id;
+    const nodeId = typeof id === 'string' ? id : undefined;
+    const parsed = RawNodeSchema.safeParse(rawNode);
+    if (!parsed.success) {
+      issues.push(...zodIssues(file, parsed.error, at, nodeId));
+      return;
+    }
+    const n = parsed.data;
+    if (seen.has(n.id)) issues.push({ file, path: `${at}.id`, nodeId: n.id, message: `duplicate node id (first at nodes[${seen.get(n.id)}])` });
+    seen.set(n.id, i);
+    n.primitive_chain.forEach((step, j) => {
+      const stepAt = `${at}.primitive_chain[${j}]`;
+      const prim = findPrimitive(step.type);
+      if (!prim) {
+        if (isKnownPublishedType(step.type)) unsupported[step.type] = (unsupported[step.type] ?? 0) + 1;
+        else issues.push({ file, path: `${stepAt}.type`, nodeId: n.id, message: `unknown primitive type "${step.type}"` });
+        return;
+      }
+      const checked = prim.schema.safeParse(step.inputs);
+      if (!checked.success) issues.push(...zodIssues(file, checked.error, `${stepAt}.inputs`, n.id));
+    });
+    if (n.scoring.method === 'llm-judge') {
+      const judges = n.primitive_chain.filter((s) => ['P17', 'LLM_JUDGE'].includes(s.type.toUpperCase())).length;
+      if (judges !== 1) issues.push({ file, path: `${at}.primitive_chain`, nodeId: n.id, message: `an llm-judge node needs exactly one P17 step (found ${judges})` });
+    }
+    nodes.push({
+      id: n.id,
+      description: n.description ?? '',
+      prereqs: n.prereqs,
+      chain: n.primitive_chain.map((s) => ({ type: s.type, inputs: s.inputs })),
+      scoring: { category: n.scoring.category, subcategory: n.scoring.subcategory ?? '', method: n.scoring.method, maxScore: n.scoring.maxScore },
+      complexityTier: n.complexity_tier,
+    });
+  });
+
+  const index = new Map(nodes.map((n, i) => [n.id, i]));
+  nodes.forEach((n) => {
+    n.prereqs.forEach((p, k) => {
+      if (!index.has(p)) issues.push({ file, path: `nodes[${seen.get(n.id)}].prereqs[${k}]`, nodeId: n.id, message: `unknown prereq "${p}"` });
+      if (p === n.id) issues.push({ file, path: `nodes[${seen.get(n.id)}].prereqs[${k}]`, nodeId: n.id, message: 'a node cannot depend on itself' });
+    });
+  });
+  const cycle = findCycle(nodes);
+  if (cycle) issues.push({ file, path: `nodes[${seen.get(cycle[0])}].prereqs`, nodeId: cycle[0], message: `dependency cycle: ${cycle.join(' -> ')}` });
+
+  const trajectories: Dag['trajectories'] = {};
+  const rawTraj = { ...(top.data.trajectories ?? {}) } as Record<string, { description?: string; node_ids?: string[]; nodes?: string[] }>;
+  for (const [name, ids] of Object.entries(extraTrajectories ?? {})) rawTraj[name] ??= { node_ids: ids };
+  for (const [name, t] of Object.entries(rawTraj)) {
+    const ids = t.node_ids ?? t.nodes ?? [];
+    ids.forEach((id, k) => {
+      if (!index.has(id)) issues.push({ file, path: `trajectories.${name}.node_ids[${k}]`, message: `trajectory names unknown node "${id}"` });
+    });
+    trajectories[name] = { description: t.description ?? '', nodeIds: ids.filter((id) => index.has(id)) };
+  }
+  for (const n of nodes) {
+    const raw = top.data.nodes[seen.get(n.id)!] as { trajectories?: string[] };
+    for (const name of raw.trajectories ?? []) (trajectories[name] ??= { description: '', nodeIds: [] }).nodeIds.push(n.id);
+  }
+  return { dag: { nodes, trajectories }, issues, unsupported };
+}
+
+/** Returns one cycle as a list of ids (first id repeated at the end), or null. */
+export function findCycle(nodes: readonly DagNode[]): string[] | null {
+  const byId = new Map(nodes.map((n) => [n.id, n]));
+  const state = new Map<string, 1 | 2>();
+  const stack: string[] = [];
+  const visit = (id: string): string[] | null => {
+    const s = state.get(id);
+    if (s === 2) return null;
+    if (s === 1) return [...stack.slice(stack.indexOf(id)), id];
+    state.set(id, 1);
+    stack.push(id);
+    for (const p of byId.get(id)?.prereqs ?? []) {
+      if (!byId.has(p)) continue;
+      const c = visit(p);
+      if (c) return c;
+    }
+    stack.pop();
+    state.set(id, 2);
+    return null;
+  };
+  for (const n of nodes) {
+    const c = visit(n.id);
+    if (c) return c.reverse();
+  }
+  return null;
+}
+

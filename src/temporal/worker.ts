@@ -1,0 +1,65 @@
+import { NativeConnection, Worker, bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import * as activities from '../activities';
+import { config, hostQueueOf } from '../config';
+import { log } from '../log';
+
+let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;
+
+/** Bundle the workflow code once per process (webpack takes ~1 s). */
+export function workflowBundle(): Promise<WorkflowBundleWithSourceMap> {
+  bundle ??= bundleWorkflowCode({ workflowsPath: require.resolve('../workflows'), logger: quietLogger() });
+  return bundle;
+}
+
+export interface WorkerHandle {
+  hostId: string;
+  hostQueue: string;
+  sharedQueue: string;
+  /** resolves when both workers have stopped */
+  done: Promise<void>;
+  shutdown(): Promise<void>;
+}
+
+/**
+ * One worker host = two Temporal workers on one connection: the shared queue (workflows and
+ * `provision`) and this host's own queue (every activity that touches the rollout's containers).
+ */
+export async function startWorker(opts: { address: string; namespace: string; hostId?: string; sharedQueue?: string; maxConcurrentActivities?: number }): Promise<WorkerHandle> {
+  const hostId = opts.hostId ?? config.hostId();
+  const sharedQueue = opts.sharedQueue ?? config.sharedQueue();
+  const hostQueue = hostQueueOf(hostId);
+  if (opts.hostId) process.env.SAASBENCH_HOST_ID = hostId;
+  const connection = await NativeConnection.connect({ address: opts.address });
+  const shared = await Worker.create({
+    connection,
+    namespace: opts.namespace,
+    taskQueue: sharedQueue,
+    workflowBundle: await workflowBundle(),
+    activities: { provision: activities.provision },
+    maxConcurrentActivityTaskExecutions: 4,
+  });
+  const host = await Worker.create({
+    connection,
+    namespace: opts.namespace,
+    taskQueue: hostQueue,
+    activities,
+    maxConcurrentActivityTaskExecutions: opts.maxConcurrentActivities ?? 32,
+  });
+  const done = Promise.all([shared.run(), host.run()]).then(() => connection.close());
+  log.info({ hostId, sharedQueue, hostQueue }, 'worker polling');
+  return {
+    hostId,
+    hostQueue,
+    sharedQueue,
+    done,
+    async shutdown() {
+      for (const w of [shared, host]) if (w.getState() === 'RUNNING') w.shutdown();
+      await done;
+    },
+  };
+}
+
+function quietLogger() {
+  const noop = () => undefined;
+  return { trace: noop, debug: noop, info: noop, warn: (m: string) => log.warn(m), error: (m: string) => log.error(m), log: noop };
+}

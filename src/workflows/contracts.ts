@@ -1,0 +1,141 @@
+import { z } from 'zod';
+import type { NodeOutcome } from '../scoring/types';
+import type { TaskScore } from '../scoring/task-score';
+import type { Method } from '../tasks/dag-schema';
+import type { Json } from '../json';
+
+/** What travels through Temporal payloads. Pure types and zod only: imported by workflow code. */
+
+const Name = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.:@+-]*$/, 'letters, digits and _ . : @ + - only');
+
+export const JudgeSettingsSchema = z
+  .object({
+    enabled: z.boolean().default(true),
+    model: z.string().min(1).default('claude-sonnet-4-5-20250929'),
+  })
+  .strict();
+
+export const RolloutInputSchema = z
+  .object({
+    sweep: Name.default('adhoc'),
+    taskDir: z.string().min(1),
+    taskId: Name,
+    agent: Name,
+    model: Name.default('none'),
+    repeat: z.number().int().min(0).default(0),
+    budgetSeconds: z.number().positive().default(10_800),
+    idleSeconds: z.number().positive().default(1_800),
+    evaluation: z
+      .object({
+        parallelism: z.number().int().min(1).max(64).default(4),
+        judge: JudgeSettingsSchema.default({ enabled: true, model: 'claude-sonnet-4-5-20250929' }),
+      })
+      .strict()
+      .default({ parallelism: 4, judge: { enabled: true, model: 'claude-sonnet-4-5-20250929' } }),
+  })
+  .strict();
+export type RolloutInput = z.infer<typeof RolloutInputSchema>;
+export type JudgeSettings = z.infer<typeof JudgeSettingsSchema>;
+
+export function rolloutWorkflowId(i: Pick<RolloutInput, 'sweep' | 'taskId' | 'agent' | 'model' | 'repeat'>): string {
+  return `rollout/${i.sweep}/${i.taskId}/${i.agent}/${i.model}/${i.repeat}`;
+}
+
+/** File- and Docker-safe form of the workflow id; names the run folder and labels resources. */
+export function rolloutKeyOf(i: Pick<RolloutInput, 'sweep' | 'taskId' | 'agent' | 'model' | 'repeat'>): string {
+  return [i.sweep, i.taskId, i.agent, i.model, String(i.repeat)].map((s) => s.replace(/[^A-Za-z0-9_.-]/g, '-')).join('.');
+}
+
+/** The workflow's view of the DAG: structure and scoring only, no primitive inputs. */
+export interface PlanNode {
+  id: string;
+  prereqs: string[];
+  method: Method;
+  maxScore: number;
+  category: string;
+  subcategory: string;
+}
+export interface EvalPlan {
+  taskId: string;
+  taskHash: string;
+  nodes: PlanNode[];
+  /** topological order, stable in file order */
+  order: string[];
+  trajectories: Record<string, string[]>;
+}
+
+export interface StackRef {
+  rolloutKey: string;
+  project: string;
+  network: string;
+  services: Record<string, { container: string; ports: Record<string, number> }>;
+}
+
+export interface Provisioned {
+  host: string;
+  hostQueue: string;
+  runDir: string;
+  plan: EvalPlan;
+  stack: StackRef;
+  appUrl: string;
+  provisionMs: number;
+}
+
+export interface RolloutRef {
+  rolloutKey: string;
+  workflowId: string;
+  taskDir: string;
+  taskHash: string;
+  runDir: string;
+  stack: StackRef;
+}
+
+export type AgentExitReason = 'completed' | 'failed' | 'budget_exhausted' | 'idle_timeout' | 'infrastructure';
+export interface AgentRunSummary {
+  agent: string;
+  model: string;
+  exitReason: AgentExitReason;
+  exitCode: number | null;
+  attempts: number;
+  agentSeconds: number;
+  message: string;
+}
+
+export interface EvaluateNodeInput {
+  ref: RolloutRef;
+  nodeId: string;
+  /** exports of the node's transitive prereqs, merged in topological order */
+  vars: Record<string, Json>;
+  judge: JudgeSettings;
+}
+
+export interface RolloutResult {
+  workflowId: string;
+  rolloutKey: string;
+  taskId: string;
+  agent: string;
+  model: string;
+  repeat: number;
+  sweep: string;
+  runDir: string;
+  host: string;
+  agentRun: AgentRunSummary;
+  score: TaskScore;
+  outcomes: NodeOutcome[];
+  timings: { provisionMs: number; agentMs: number; evaluationMs: number; totalMs: number };
+}
+
+export type RolloutPhase = 'queued' | 'provisioning' | 'preparing' | 'agent' | 'evaluating' | 'scoring' | 'persisting' | 'teardown' | 'done' | 'failed';
+
+export interface RolloutProgress {
+  phase: RolloutPhase;
+  nodesTotal: number;
+  nodesDone: number;
+  nodesRunning: string[];
+  statusCounts: Record<string, number>;
+  scorePct: number | null;
+  startedAt: number;
+  phaseStartedAt: number;
+  runDir?: string;
+  host?: string;
+}

@@ -1,0 +1,1 @@
+export { rolloutWorkflow, progressQuery } from './rollout';
