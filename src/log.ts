@@ -15,6 +15,7 @@ export function redact(text: string): string {
 
 const SECRET_KEYS = ['apiKey', 'api_key', 'authorization', 'Authorization', 'x-api-key', 'password', 'ANTHROPIC_API_KEY', 'OPENAI_API_KEY'];
 
+// Logs go to stderr so a command's stdout stays its result (tables, JSON).
 export const log: Logger = pino({
   level: process.env.SAASBENCH_LOG_LEVEL ?? 'info',
   base: { pid: process.pid },
@@ -22,7 +23,7 @@ export const log: Logger = pino({
   hooks: {
     streamWrite: (s) => redact(s),
   },
-});
+}, pino.destination(2));
 
 export function rolloutLogger(rolloutKey: string, extra: Record<string, unknown> = {}): Logger {
   return log.child({ rollout: rolloutKey, ...extra });

@@ -1,4 +1,6 @@
 #!/usr/bin/env node
+// A CLI user reads tables and progress lines; per-node JSON logs only when asked (SAASBENCH_LOG_LEVEL).
+if (!process.env.SAASBENCH_LOG_LEVEL && !process.argv.includes('worker')) process.env.SAASBENCH_LOG_LEVEL = 'warn';
 import { Command, Option } from 'commander';
 import { InvalidInputError, formatIssue } from '../errors';
 import { agentNames } from '../agents/factory';

@@ -166,7 +166,9 @@ export async function execDetached(container: string, script: string, opts: Exec
   ]);
   // A previous attempt's pid/exit_code must not be mistaken for this run's.
   const launch =
-    `cd ${q(dir)} && rm -f pid exit_code pid.tmp exit_code.tmp && ` +
+    `cd ${q(dir)} && rm -f pid exit_code pid.tmp exit_code.tmp || exit 1; ` +
+    // Only `setsid` may be backgrounded: a backgrounded `a && b &` list would be a subshell that
+    // keeps the exec's stdout open until the script ends.
     `setsid bash ./runner.sh < /dev/null > /dev/null 2>&1 & ` +
     `for i in $(seq 1 200); do if [ -s ${q(dir + '/pid')} ]; then cat ${q(dir + '/pid')}; exit 0; fi; sleep 0.05; done; ` +
     `echo "runner did not write its pid" >&2; exit 1`;

@@ -45,7 +45,8 @@ async function readEntry(container: string, p: string, maxBytes?: number): Promi
   try {
     archive = await docker().getContainer(container).getArchive({ path: p });
   } catch (err) {
-    if (isNotFound(err) && !/no such container/i.test(String((err as Error).message))) return null;
+    // The daemon says "No such container: <id>" for a missing container, "Could not find the file" otherwise.
+    if (isNotFound(err) && !/No such container:/i.test(String((err as Error).message))) return null;
     throw infra(`reading ${p} from ${container}`, err);
   }
   const extract = tar.extract();

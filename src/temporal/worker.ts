@@ -1,9 +1,27 @@
-import { NativeConnection, Worker, bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { DefaultLogger, NativeConnection, Runtime, Worker, bundleWorkflowCode, type LogLevel, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import * as activities from '../activities';
 import { config, hostQueueOf } from '../config';
 import { log } from '../log';
 
 let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;
+let runtimeInstalled = false;
+
+/** Route the SDK's own logs through pino, at warn unless asked otherwise (they are chatty at info). */
+function installRuntime(): void {
+  if (runtimeInstalled) return;
+  runtimeInstalled = true;
+  const level = (process.env.SAASBENCH_TEMPORAL_LOG_LEVEL ?? 'WARN') as LogLevel;
+  // A test environment may have created the runtime already; its logger then stays.
+  if ((Runtime as unknown as { _instance?: unknown })._instance) return;
+  Runtime.install({
+    logger: new DefaultLogger(level, (entry) => {
+      const fields = { sdk: true, ...(entry.meta ?? {}) };
+      if (entry.level === 'ERROR') log.error(fields, entry.message);
+      else if (entry.level === 'WARN') log.warn(fields, entry.message);
+      else log.debug(fields, entry.message);
+    }),
+  });
+}
 
 /** Bundle the workflow code once per process (webpack takes ~1 s). */
 export function workflowBundle(): Promise<WorkflowBundleWithSourceMap> {
@@ -29,6 +47,7 @@ export async function startWorker(opts: { address: string; namespace: string; ho
   const sharedQueue = opts.sharedQueue ?? config.sharedQueue();
   const hostQueue = hostQueueOf(hostId);
   if (opts.hostId) process.env.SAASBENCH_HOST_ID = hostId;
+  installRuntime();
   const connection = await NativeConnection.connect({ address: opts.address });
   const shared = await Worker.create({
     connection,
