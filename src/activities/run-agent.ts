@@ -4,7 +4,7 @@ import { Context } from '@temporalio/activity';
 import { createAgent } from '../agents/factory';
 import { superviseAgent, type SupervisionState } from '../agents/supervisor';
 import { rolloutLogger } from '../log';
-import type { AgentRunSummary, RolloutRef } from '../workflows/contracts';
+import type { AgentRunSummary, RolloutInput, RolloutRef } from '../workflows/contracts';
 import { taskFor } from './task-cache';
 
 export interface RunAgentInput {
@@ -13,6 +13,7 @@ export interface RunAgentInput {
   model: string;
   budgetSeconds: number;
   idleSeconds: number;
+  retry: RolloutInput['agentRetry'];
 }
 
 /** Start (or re-attach to) the agent and supervise it with heartbeats until it is done. */
@@ -38,6 +39,9 @@ export async function runAgent(i: RunAgentInput): Promise<AgentRunSummary> {
     {
       budgetSeconds: i.budgetSeconds,
       idleSeconds: i.idleSeconds,
+      transientRetries: i.retry.transientRetries,
+      transientBackoffSeconds: i.retry.backoffSeconds,
+      onLostProcess: i.retry.onLostProcess,
       resumeFrom,
       heartbeat: (s) => actx.heartbeat(s),
       sleep: (ms) => actx.sleep(ms),

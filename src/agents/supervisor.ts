@@ -2,23 +2,33 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { exec, execDetached, readFile } from '../sandbox';
 import { writeAtomic } from '../runs/files';
-import type { AgentExitReason, AgentRunSummary } from '../workflows/contracts';
-import type { AgentContext, AgentDriver } from './types';
+import type { AgentAttemptRecord, AgentExitReason, AgentRunSummary } from '../workflows/contracts';
+import type { AgentContext, AgentDriver, AgentLaunch, AttemptOutput } from './types';
 
-/** What a heartbeat carries, so a retried attempt can find the same process again. */
+/** What a heartbeat carries, so a retried activity attempt can find the same process again. */
 export interface SupervisionState {
   attempt: number;
   pid: number;
   controlDir: string;
-  /** wall-clock ms when the agent process started (the budget runs from here) */
-  startedAt: number;
+  /** wall-clock ms when this attempt's process started */
+  attemptStartedAt: number;
+  /** agent time of earlier, finished attempts (ms): the budget is shared by all attempts */
+  priorAgentMs: number;
   stdoutBytes: number;
   lastOutputAt: number;
+  lastBeatAt: number;
+  transientRetries: number;
+  history: AgentAttemptRecord[];
 }
 
 export interface SuperviseOptions {
   budgetSeconds: number;
   idleSeconds: number;
+  /** retries after a transient gateway failure (paper: 1) and the pause before each (paper: 60 s) */
+  transientRetries: number;
+  transientBackoffSeconds: number;
+  /** the process vanished without an exit record (host reboot, OOM kill): resume its session, or give up */
+  onLostProcess: 'resume' | 'fail';
   pollMs?: number;
   /** the last heartbeat of a previous attempt of this activity, if any */
   resumeFrom?: SupervisionState;
@@ -29,61 +39,114 @@ export interface SuperviseOptions {
 const CONTROL_ROOT = '/tmp/.saasbench/agent';
 
 /**
- * Start the agent detached inside its container (or re-attach to it) and watch it until it exits,
- * runs out of budget or goes quiet. The process outlives this function's host process: a worker
- * crash loses nothing but the watching.
+ * Start the agent detached inside its container (or re-attach to it) and watch it until it is done.
+ * The process outlives this function's host process: a worker crash loses nothing but the watching.
  */
 export async function superviseAgent(driver: AgentDriver, ctx: AgentContext, opts: SuperviseOptions): Promise<AgentRunSummary> {
-  const pollMs = opts.pollMs ?? 2000;
-  let state = opts.resumeFrom && (await isAlive(ctx.container, opts.resumeFrom)) ? opts.resumeFrom : undefined;
-  if (state) {
-    ctx.log.info({ pid: state.pid }, 're-attached to running agent process');
-  } else {
-    await driver.prepare?.(ctx);
-    const attempt = (opts.resumeFrom?.attempt ?? 0) + 1;
-    const controlDir = `${CONTROL_ROOT}/attempt-${attempt}`;
-    const launch = driver.launch(ctx);
-    const { pid } = await execDetached(ctx.container, launch.script, { workdir: launch.workdir ?? ctx.workspace, env: launch.env, controlDir });
-    state = { attempt, pid, controlDir, startedAt: Date.now(), stdoutBytes: 0, lastOutputAt: Date.now() };
-    ctx.log.info({ pid, attempt }, 'agent process started');
-  }
-  opts.heartbeat(state);
-
-  let reason: AgentExitReason | undefined;
-  let exitCode: number | null = null;
+  let state = await attach(driver, ctx, opts);
   for (;;) {
-    exitCode = await readExitCode(ctx.container, state.controlDir);
-    if (exitCode !== null) {
-      reason = exitCode === 0 ? 'completed' : 'failed';
-      break;
+    const watched = await watch(ctx, state, opts);
+    const { reason, exitCode } = watched;
+    state = watched.state;
+    const out = await collectAttempt(ctx, state, exitCode);
+    const ms = Date.now() - state.attemptStartedAt;
+    const done = reason === 'completed' || reason === 'failed';
+    const finished = done && (driver.completed ? driver.completed(out) : exitCode === 0);
+    const transient = done && !finished ? driver.transientFailure?.(out) ?? null : null;
+    const record: AgentAttemptRecord = { attempt: state.attempt, exitReason: finished ? 'completed' : reason === 'completed' ? 'failed' : reason, exitCode, seconds: secs(ms), transient };
+    state = { ...state, priorAgentMs: state.priorAgentMs + ms, history: [...state.history, record] };
+    const remainingMs = opts.budgetSeconds * 1000 - state.priorAgentMs;
+    if (transient && state.transientRetries < opts.transientRetries && remainingMs > opts.transientBackoffSeconds * 1000) {
+      ctx.log.warn({ attempt: state.attempt, transient }, 'transient gateway failure: retrying after backoff');
+      await sleepWithBeats(opts, state, opts.transientBackoffSeconds * 1000);
+      state = await launch(driver.launch(ctx), ctx, { ...state, transientRetries: state.transientRetries + 1 }, opts);
+      continue;
     }
+    return summary(driver, ctx, state, record);
+  }
+}
+
+async function attach(driver: AgentDriver, ctx: AgentContext, opts: SuperviseOptions): Promise<SupervisionState> {
+  const prev = opts.resumeFrom;
+  if (prev) {
+    const alive = await isAliveOrExited(ctx.container, prev);
+    if (alive) {
+      ctx.log.info({ pid: prev.pid, attempt: prev.attempt }, 're-attached to the running agent process');
+      return prev;
+    }
+    // Lost without an exit record: the agent time up to the last heartbeat was spent.
+    const spent = Math.max(0, prev.lastBeatAt - prev.attemptStartedAt);
+    const lost: SupervisionState = {
+      ...prev,
+      priorAgentMs: prev.priorAgentMs + spent,
+      history: [...prev.history, { attempt: prev.attempt, exitReason: 'infrastructure', exitCode: null, seconds: secs(spent), transient: 'process lost without an exit record' }],
+    };
+    const remaining = opts.budgetSeconds - lost.priorAgentMs / 1000;
+    const out = await collectAttempt(ctx, prev, null);
+    const resumeLaunch = opts.onLostProcess === 'resume' && remaining > 0 ? driver.resume?.(ctx, out, remaining) ?? null : null;
+    if (!resumeLaunch) throw new AgentLostError(`agent process ${prev.pid} disappeared without an exit record (attempt ${prev.attempt}); ${opts.onLostProcess === 'resume' ? `agent ${driver.name} cannot resume its session` : 'resume is disabled'}`);
+    ctx.log.warn({ pid: prev.pid, remaining }, 'agent process lost: resuming its session');
+    return launch(resumeLaunch, ctx, lost, opts);
+  }
+  await driver.prepare?.(ctx);
+  const initial: SupervisionState = { attempt: 0, pid: 0, controlDir: '', attemptStartedAt: 0, priorAgentMs: 0, stdoutBytes: 0, lastOutputAt: 0, lastBeatAt: 0, transientRetries: 0, history: [] };
+  return launch(driver.launch(ctx), ctx, initial, opts);
+}
+
+/** An infrastructure failure the workflow reports rather than retries. */
+export class AgentLostError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'AgentLostError';
+  }
+}
+
+async function launch(l: AgentLaunch, ctx: AgentContext, prev: SupervisionState, opts: SuperviseOptions): Promise<SupervisionState> {
+  const attempt = prev.attempt + 1;
+  const controlDir = `${CONTROL_ROOT}/attempt-${attempt}`;
+  const { pid } = await execDetached(ctx.container, l.script, { workdir: l.workdir ?? ctx.workspace, env: l.env, controlDir });
+  const now = Date.now();
+  const state = { ...prev, attempt, pid, controlDir, attemptStartedAt: now, stdoutBytes: 0, lastOutputAt: now, lastBeatAt: now };
+  ctx.log.info({ pid, attempt }, 'agent process started');
+  beat(opts, state);
+  return state;
+}
+
+async function watch(ctx: AgentContext, start: SupervisionState, opts: SuperviseOptions): Promise<{ reason: AgentExitReason; exitCode: number | null; state: SupervisionState }> {
+  let state = start;
+  for (;;) {
+    const exitCode = await readExitCode(ctx.container, state.controlDir);
+    if (exitCode !== null) return { reason: exitCode === 0 ? 'completed' : 'failed', exitCode, state };
     const now = Date.now();
     const size = await fileSize(ctx.container, `${state.controlDir}/stdout.log`);
     if (size !== state.stdoutBytes) state = { ...state, stdoutBytes: size, lastOutputAt: now };
-    if (now - state.startedAt >= opts.budgetSeconds * 1000) reason = 'budget_exhausted';
+    let reason: AgentExitReason | undefined;
+    if (state.priorAgentMs + (now - state.attemptStartedAt) >= opts.budgetSeconds * 1000) reason = 'budget_exhausted';
     else if (now - state.lastOutputAt >= opts.idleSeconds * 1000) reason = 'idle_timeout';
     if (reason) {
       await killGroup(ctx.container, state.pid);
-      exitCode = await readExitCode(ctx.container, state.controlDir);
-      break;
+      return { reason, exitCode: await readExitCode(ctx.container, state.controlDir), state };
     }
-    opts.heartbeat(state);
-    await opts.sleep(pollMs);
+    state = beat(opts, state);
+    await opts.sleep(opts.pollMs ?? 2000);
   }
-  await collectLogs(ctx, state);
-  const agentSeconds = Math.round((Date.now() - state.startedAt) / 100) / 10;
-  return {
-    agent: driver.name,
-    model: ctx.model,
-    exitReason: reason,
-    exitCode,
-    attempts: state.attempt,
-    agentSeconds,
-    message: messageOf(reason, exitCode, agentSeconds),
-  };
 }
 
-async function isAlive(container: string, s: SupervisionState): Promise<boolean> {
+function beat(opts: SuperviseOptions, s: SupervisionState): SupervisionState {
+  const next = { ...s, lastBeatAt: Date.now() };
+  opts.heartbeat(next);
+  return next;
+}
+
+async function sleepWithBeats(opts: SuperviseOptions, s: SupervisionState, ms: number): Promise<void> {
+  const until = Date.now() + ms;
+  while (Date.now() < until) {
+    opts.heartbeat(s);
+    await opts.sleep(Math.min(5000, until - Date.now()));
+  }
+}
+
+async function isAliveOrExited(container: string, s: SupervisionState): Promise<boolean> {
   const r = await exec(container, ['bash', '-c', `test -f ${s.controlDir}/exit_code || kill -0 ${s.pid}`]).catch(() => null);
   return r?.exitCode === 0;
 }
@@ -105,26 +168,47 @@ async function killGroup(container: string, pid: number): Promise<void> {
   await exec(container, ['bash', '-c', `kill -TERM -${pid} 2>/dev/null; for i in 1 2 3 4 5; do kill -0 ${pid} 2>/dev/null || exit 0; sleep 1; done; kill -KILL -${pid} 2>/dev/null; true`]);
 }
 
-async function collectLogs(ctx: AgentContext, s: SupervisionState): Promise<void> {
+/** Copy the attempt's logs out of the container (kept per attempt, beside any retry's). */
+async function collectAttempt(ctx: AgentContext, s: SupervisionState, exitCode: number | null): Promise<AttemptOutput> {
   const dir = join(ctx.runDir, 'agent', `attempt-${s.attempt}`);
   mkdirSync(dir, { recursive: true });
+  const text: Record<string, string> = {};
   for (const name of ['stdout.log', 'stderr.log']) {
     const buf = await readFile(ctx.container, `${s.controlDir}/${name}`);
-    writeAtomic(join(dir, name), (buf ?? Buffer.alloc(0)).toString('utf8'));
+    text[name] = (buf ?? Buffer.alloc(0)).toString('utf8');
+    writeAtomic(join(dir, name), text[name]);
   }
+  return { attempt: s.attempt, exitCode, stdout: text['stdout.log'], stderr: text['stderr.log'] };
 }
 
-function messageOf(reason: AgentExitReason, code: number | null, secs: number): string {
-  switch (reason) {
+const secs = (ms: number) => Math.round(ms / 100) / 10;
+
+function summary(driver: AgentDriver, ctx: AgentContext, s: SupervisionState, last: AgentAttemptRecord): AgentRunSummary {
+  const agentSeconds = secs(s.priorAgentMs);
+  return {
+    agent: driver.name,
+    model: ctx.model,
+    exitReason: last.exitReason,
+    exitCode: last.exitCode,
+    attempts: s.history.length,
+    agentSeconds,
+    message: messageOf(last, agentSeconds, s.history.length),
+    history: s.history,
+  };
+}
+
+function messageOf(r: AgentAttemptRecord, total: number, attempts: number): string {
+  const tail = attempts > 1 ? ` (${attempts} attempts)` : '';
+  switch (r.exitReason) {
     case 'completed':
-      return `agent finished after ${secs}s`;
+      return `agent finished after ${total}s${tail}`;
     case 'failed':
-      return `agent exited with code ${code} after ${secs}s`;
+      return `agent exited with code ${r.exitCode}${r.transient ? ` on a transient failure (${r.transient})` : ''} after ${total}s${tail}`;
     case 'budget_exhausted':
-      return `agent stopped: wall-clock budget exhausted after ${secs}s`;
+      return `agent stopped: wall-clock budget exhausted after ${total}s${tail}`;
     case 'idle_timeout':
-      return `agent stopped: no output for too long (after ${secs}s)`;
+      return `agent stopped: no output for too long (after ${total}s)${tail}`;
     default:
-      return `agent ended: ${reason}`;
+      return `agent ended: ${r.exitReason}${tail}`;
   }
 }

@@ -24,6 +24,14 @@ export interface AgentLaunch {
   workdir?: string;
 }
 
+/** What one attempt left behind, for deciding about a retry and for the trajectory. */
+export interface AttemptOutput {
+  attempt: number;
+  exitCode: number | null;
+  stdout: string;
+  stderr: string;
+}
+
 /**
  * One agent framework: how to prepare and launch it. Transcript parsing lives beside the command
  * builder in the agent's own folder.
@@ -33,4 +41,13 @@ export interface AgentDriver {
   /** host-side preparation before launch (copy files, write configs); must be idempotent */
   prepare?(ctx: AgentContext): Promise<void>;
   launch(ctx: AgentContext): AgentLaunch;
+  /**
+   * The command that continues the agent's own session when its process died without an exit
+   * record (claude --resume, codex exec resume). null: this agent cannot resume.
+   */
+  resume?(ctx: AgentContext, previous: AttemptOutput, remainingSeconds: number): AgentLaunch | null;
+  /** A reason when the attempt failed on a transient gateway error (overloaded, 429/503/529…); else null. */
+  transientFailure?(out: AttemptOutput): string | null;
+  /** Did the attempt finish its work (e.g. a successful `result` event), whatever its exit code? */
+  completed?(out: AttemptOutput): boolean;
 }

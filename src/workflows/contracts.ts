@@ -25,6 +25,14 @@ export const RolloutInputSchema = z
     repeat: z.number().int().min(0).default(0),
     budgetSeconds: z.number().positive().default(10_800),
     idleSeconds: z.number().positive().default(1_800),
+    agentRetry: z
+      .object({
+        transientRetries: z.number().int().min(0).max(5).default(1),
+        backoffSeconds: z.number().min(0).default(60),
+        onLostProcess: z.enum(['resume', 'fail']).default('resume'),
+      })
+      .strict()
+      .default({ transientRetries: 1, backoffSeconds: 60, onLostProcess: 'resume' }),
     evaluation: z
       .object({
         parallelism: z.number().int().min(1).max(64).default(4),
@@ -91,6 +99,14 @@ export interface RolloutRef {
 }
 
 export type AgentExitReason = 'completed' | 'failed' | 'budget_exhausted' | 'idle_timeout' | 'infrastructure';
+export interface AgentAttemptRecord {
+  attempt: number;
+  exitReason: AgentExitReason;
+  exitCode: number | null;
+  seconds: number;
+  /** why the attempt counted as a transient failure, if it did */
+  transient: string | null;
+}
 export interface AgentRunSummary {
   agent: string;
   model: string;
@@ -99,6 +115,7 @@ export interface AgentRunSummary {
   attempts: number;
   agentSeconds: number;
   message: string;
+  history: AgentAttemptRecord[];
 }
 
 export interface EvaluateNodeInput {

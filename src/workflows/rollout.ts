@@ -122,11 +122,11 @@ export async function rolloutWorkflow(raw: RolloutInput): Promise<RolloutResult>
 /** An agent that could not be run at all is recorded, not fatal: the empty workspace still gets scored. */
 async function runAgentOrRecord(agentActs: Acts, ref: RolloutRef, input: RolloutInput): Promise<AgentRunSummary> {
   try {
-    return await agentActs.runAgent({ ref, agent: input.agent, model: input.model, budgetSeconds: input.budgetSeconds, idleSeconds: input.idleSeconds });
+    return await agentActs.runAgent({ ref, agent: input.agent, model: input.model, budgetSeconds: input.budgetSeconds, idleSeconds: input.idleSeconds, retry: input.agentRetry });
   } catch (err) {
     const e = err as Error & { cause?: Error };
     if (e.cause?.name === 'AgentConfigError') throw err;
-    return { agent: input.agent, model: input.model, exitReason: 'infrastructure', exitCode: null, attempts: 0, agentSeconds: 0, message: e.cause?.message ?? e.message };
+    return { agent: input.agent, model: input.model, exitReason: 'infrastructure', exitCode: null, attempts: 0, agentSeconds: 0, message: e.cause?.message ?? e.message, history: [] };
   }
 }
 
