@@ -34,6 +34,7 @@ export function envFromStack(task: Task, stack: StackRef, artifactsDir: string, 
     baseUrl: appUrlOf(task, stack),
     workspace: task.environment.workspace,
     appService: task.environment.appService,
+    services: Object.keys(stack.services),
     artifactsDir,
     log,
     async exec(service, command, opts) {
