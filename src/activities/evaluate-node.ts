@@ -8,6 +8,7 @@ import type { NodeOutcome } from '../scoring/types';
 import { judgeFor } from '../judge/judge-port';
 import type { EvaluateNodeInput } from '../workflows/contracts';
 import { taskFor } from './task-cache';
+import { withHeartbeat } from './heartbeat';
 
 /** The per-node record on disk: the outcome plus every primitive's resolved inputs and evidence. */
 export interface NodeRecord extends NodeOutcome {
@@ -24,6 +25,10 @@ export interface NodeRecord extends NodeOutcome {
  * attempt already recorded this node (the worker died after writing), that record is the result.
  */
 export async function evaluateNode(i: EvaluateNodeInput): Promise<NodeOutcome> {
+  return withHeartbeat(() => evaluate(i));
+}
+
+async function evaluate(i: EvaluateNodeInput): Promise<NodeOutcome> {
   const file = join(i.ref.runDir, 'nodes', nodeFileName(i.nodeId));
   const previous = readJsonIfExists<NodeRecord>(file);
   if (previous && previous.taskHash === i.ref.taskHash) return outcomeOf(previous);

@@ -9,6 +9,7 @@ import { planOf } from '../tasks/plan';
 import { appUrlOf } from '../primitives/env-from-stack';
 import type { Provisioned } from '../workflows/contracts';
 import { taskFor } from './task-cache';
+import { withHeartbeat } from './heartbeat';
 
 export interface ProvisionInput {
   rolloutKey: string;
@@ -19,6 +20,10 @@ export interface ProvisionInput {
 
 /** Load and check the task, build its images and start its stack on this host. Idempotent. */
 export async function provision(i: ProvisionInput): Promise<Provisioned> {
+  return withHeartbeat(() => provisionStack(i));
+}
+
+async function provisionStack(i: ProvisionInput): Promise<Provisioned> {
   const started = Date.now();
   const log = rolloutLogger(i.rolloutKey, { activity: 'provision' });
   const task = taskFor(i.taskDir);

@@ -46,8 +46,12 @@ export async function superviseAgent(driver: AgentDriver, ctx: AgentContext, opt
   let state = await attach(driver, ctx, opts);
   for (;;) {
     const watched = await watch(ctx, state, opts);
-    const { reason, exitCode } = watched;
     state = watched.state;
+    if (watched.lost) {
+      state = await recoverLost(driver, ctx, state, opts);
+      continue;
+    }
+    const { reason, exitCode } = watched;
     const out = await collectAttempt(ctx, state, exitCode);
     const ms = Date.now() - state.attemptStartedAt;
     const done = reason === 'completed' || reason === 'failed';
@@ -69,28 +73,39 @@ export async function superviseAgent(driver: AgentDriver, ctx: AgentContext, opt
 async function attach(driver: AgentDriver, ctx: AgentContext, opts: SuperviseOptions): Promise<SupervisionState> {
   const prev = opts.resumeFrom;
   if (prev) {
-    const alive = await isAliveOrExited(ctx.container, prev);
-    if (alive) {
-      ctx.log.info({ pid: prev.pid, attempt: prev.attempt }, 're-attached to the running agent process');
+    const p = await probe(ctx.container, prev);
+    if (p.alive || p.exitCode !== null) {
+      ctx.log.info({ pid: prev.pid, attempt: prev.attempt }, 're-attached to the agent process');
       return prev;
     }
-    // Lost without an exit record: the agent time up to the last heartbeat was spent.
-    const spent = Math.max(0, prev.lastBeatAt - prev.attemptStartedAt);
-    const lost: SupervisionState = {
-      ...prev,
-      priorAgentMs: prev.priorAgentMs + spent,
-      history: [...prev.history, { attempt: prev.attempt, exitReason: 'infrastructure', exitCode: null, seconds: secs(spent), transient: 'process lost without an exit record' }],
-    };
-    const remaining = opts.budgetSeconds - lost.priorAgentMs / 1000;
-    const out = await collectAttempt(ctx, prev, null);
-    const resumeLaunch = opts.onLostProcess === 'resume' && remaining > 0 ? driver.resume?.(ctx, out, remaining) ?? null : null;
-    if (!resumeLaunch) throw new AgentLostError(`agent process ${prev.pid} disappeared without an exit record (attempt ${prev.attempt}); ${opts.onLostProcess === 'resume' ? `agent ${driver.name} cannot resume its session` : 'resume is disabled'}`);
-    ctx.log.warn({ pid: prev.pid, remaining }, 'agent process lost: resuming its session');
-    return launch(resumeLaunch, ctx, lost, opts);
+    return recoverLost(driver, ctx, prev, opts);
   }
   await driver.prepare?.(ctx);
   const initial: SupervisionState = { attempt: 0, pid: 0, controlDir: '', attemptStartedAt: 0, priorAgentMs: 0, stdoutBytes: 0, lastOutputAt: 0, lastBeatAt: 0, transientRetries: 0, history: [] };
   return launch(driver.launch(ctx), ctx, initial, opts);
+}
+
+/**
+ * The process vanished without an exit record (killed, OOM, container restart). The agent time up
+ * to the last sign of life was spent; the rest of the budget goes to a resumed session, if the
+ * agent can resume and resuming is allowed.
+ */
+async function recoverLost(driver: AgentDriver, ctx: AgentContext, prev: SupervisionState, opts: SuperviseOptions): Promise<SupervisionState> {
+  const spent = Math.max(0, prev.lastBeatAt - prev.attemptStartedAt);
+  const lost: SupervisionState = {
+    ...prev,
+    priorAgentMs: prev.priorAgentMs + spent,
+    history: [...prev.history, { attempt: prev.attempt, exitReason: 'infrastructure', exitCode: null, seconds: secs(spent), transient: 'process lost without an exit record' }],
+  };
+  const remaining = opts.budgetSeconds - lost.priorAgentMs / 1000;
+  const out = await collectAttempt(ctx, prev, null);
+  const resumeLaunch = opts.onLostProcess === 'resume' && remaining > 0 ? driver.resume?.(ctx, out, remaining) ?? null : null;
+  if (!resumeLaunch) {
+    const why = opts.onLostProcess !== 'resume' ? 'resume is disabled' : remaining <= 0 ? 'no budget left' : `agent ${driver.name} cannot resume its session`;
+    throw new AgentLostError(`agent process ${prev.pid} disappeared without an exit record (attempt ${prev.attempt}); ${why}`);
+  }
+  ctx.log.warn({ pid: prev.pid, remainingSeconds: Math.round(remaining) }, 'agent process lost: resuming its session');
+  return launch(resumeLaunch, ctx, lost, opts);
 }
 
 /** An infrastructure failure the workflow reports rather than retries. */
@@ -112,24 +127,38 @@ async function launch(l: AgentLaunch, ctx: AgentContext, prev: SupervisionState,
   return state;
 }
 
-async function watch(ctx: AgentContext, start: SupervisionState, opts: SuperviseOptions): Promise<{ reason: AgentExitReason; exitCode: number | null; state: SupervisionState }> {
+type Watched = { state: SupervisionState } & ({ lost: true } | { lost: false; reason: AgentExitReason; exitCode: number | null });
+
+async function watch(ctx: AgentContext, start: SupervisionState, opts: SuperviseOptions): Promise<Watched> {
   let state = start;
   for (;;) {
-    const exitCode = await readExitCode(ctx.container, state.controlDir);
-    if (exitCode !== null) return { reason: exitCode === 0 ? 'completed' : 'failed', exitCode, state };
+    const p = await probe(ctx.container, state);
+    if (p.exitCode !== null) return { lost: false, reason: p.exitCode === 0 ? 'completed' : 'failed', exitCode: p.exitCode, state };
+    if (!p.alive) return { lost: true, state };
     const now = Date.now();
-    const size = await fileSize(ctx.container, `${state.controlDir}/stdout.log`);
-    if (size !== state.stdoutBytes) state = { ...state, stdoutBytes: size, lastOutputAt: now };
+    if (p.stdoutBytes !== state.stdoutBytes) state = { ...state, stdoutBytes: p.stdoutBytes, lastOutputAt: now };
     let reason: AgentExitReason | undefined;
     if (state.priorAgentMs + (now - state.attemptStartedAt) >= opts.budgetSeconds * 1000) reason = 'budget_exhausted';
     else if (now - state.lastOutputAt >= opts.idleSeconds * 1000) reason = 'idle_timeout';
     if (reason) {
       await killGroup(ctx.container, state.pid);
-      return { reason, exitCode: await readExitCode(ctx.container, state.controlDir), state };
+      return { lost: false, reason, exitCode: (await probe(ctx.container, state)).exitCode, state };
     }
     state = beat(opts, state);
     await opts.sleep(opts.pollMs ?? 2000);
   }
+}
+
+/** One exec per poll: exit record, output size and liveness together. */
+async function probe(container: string, s: SupervisionState): Promise<{ exitCode: number | null; stdoutBytes: number; alive: boolean }> {
+  const d = s.controlDir;
+  // exit_code is read after the liveness check so a process that ends in between is not "lost"
+  const cmd = `if kill -0 ${s.pid} 2>/dev/null; then a=1; else a=0; fi; s=$(stat -c %s ${d}/stdout.log 2>/dev/null || echo 0); e=$(cat ${d}/exit_code 2>/dev/null); echo "$a $s \${e:-none}"`;
+  const r = await exec(container, ['bash', '-c', cmd]);
+  const [alive, size, code] = r.stdout.trim().split(/\s+/);
+  if (r.exitCode !== 0 || alive === undefined) throw new Error(`cannot probe agent process ${s.pid}: ${r.stderr.trim()}`);
+  const n = Number(code);
+  return { alive: alive === '1', stdoutBytes: Number(size) || 0, exitCode: code !== 'none' && Number.isFinite(n) ? n : null };
 }
 
 function beat(opts: SuperviseOptions, s: SupervisionState): SupervisionState {
@@ -144,23 +173,6 @@ async function sleepWithBeats(opts: SuperviseOptions, s: SupervisionState, ms: n
     opts.heartbeat(s);
     await opts.sleep(Math.min(5000, until - Date.now()));
   }
-}
-
-async function isAliveOrExited(container: string, s: SupervisionState): Promise<boolean> {
-  const r = await exec(container, ['bash', '-c', `test -f ${s.controlDir}/exit_code || kill -0 ${s.pid}`]).catch(() => null);
-  return r?.exitCode === 0;
-}
-
-async function readExitCode(container: string, controlDir: string): Promise<number | null> {
-  const buf = await readFile(container, `${controlDir}/exit_code`);
-  if (!buf) return null;
-  const n = Number(buf.toString().trim());
-  return Number.isFinite(n) ? n : null;
-}
-
-async function fileSize(container: string, path: string): Promise<number> {
-  const r = await exec(container, ['bash', '-c', `stat -c %s ${path} 2>/dev/null || echo 0`]);
-  return Number(r.stdout.trim()) || 0;
 }
 
 /** The agent runs in its own session, so its pid is also its process-group id. */

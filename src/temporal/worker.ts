@@ -2,6 +2,8 @@ import { DefaultLogger, NativeConnection, Runtime, Worker, bundleWorkflowCode, t
 import * as activities from '../activities';
 import { config, hostQueueOf } from '../config';
 import { log } from '../log';
+import { Client, Connection } from '@temporalio/client';
+import { startReaper } from './reaper';
 
 let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;
 let runtimeInstalled = false;
@@ -42,7 +44,7 @@ export interface WorkerHandle {
  * One worker host = two Temporal workers on one connection: the shared queue (workflows and
  * `provision`) and this host's own queue (every activity that touches the rollout's containers).
  */
-export async function startWorker(opts: { address: string; namespace: string; hostId?: string; sharedQueue?: string; maxConcurrentActivities?: number }): Promise<WorkerHandle> {
+export async function startWorker(opts: { address: string; namespace: string; hostId?: string; sharedQueue?: string; maxConcurrentActivities?: number; reapEverySeconds?: number }): Promise<WorkerHandle> {
   const hostId = opts.hostId ?? config.hostId();
   const sharedQueue = opts.sharedQueue ?? config.sharedQueue();
   const hostQueue = hostQueueOf(hostId);
@@ -64,7 +66,15 @@ export async function startWorker(opts: { address: string; namespace: string; ho
     activities,
     maxConcurrentActivityTaskExecutions: opts.maxConcurrentActivities ?? 32,
   });
-  const done = Promise.all([shared.run(), host.run()]).then(() => connection.close());
+  // The reaper cleans up after workflows that were terminated (they never run their teardown).
+  const reapEvery = opts.reapEverySeconds ?? Number(process.env.SAASBENCH_REAP_INTERVAL_SECONDS ?? 600);
+  const clientConn = reapEvery > 0 ? await Connection.connect({ address: opts.address }) : undefined;
+  const stopReaper = clientConn ? startReaper(new Client({ connection: clientConn, namespace: opts.namespace }), reapEvery * 1000) : () => undefined;
+  const done = Promise.all([shared.run(), host.run()]).then(async () => {
+    stopReaper();
+    await clientConn?.close();
+    await connection.close();
+  });
   log.info({ hostId, sharedQueue, hostQueue }, 'worker polling');
   return {
     hostId,

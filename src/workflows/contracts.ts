@@ -25,6 +25,8 @@ export const RolloutInputSchema = z
     repeat: z.number().int().min(0).default(0),
     budgetSeconds: z.number().positive().default(10_800),
     idleSeconds: z.number().positive().default(1_800),
+    /** how soon a dead worker is noticed (activity heartbeat timeout) */
+    heartbeatSeconds: z.number().int().min(5).max(600).default(30),
     agentRetry: z
       .object({
         transientRetries: z.number().int().min(0).max(5).default(1),

@@ -8,7 +8,7 @@ import {
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { RetryPolicy } from '@temporalio/common';
+import type { Duration, RetryPolicy } from '@temporalio/common';
 import type * as activities from '../activities';
 import { NON_RETRYABLE } from '../errors';
 import { scoreTask } from '../scoring/task-score';
@@ -34,16 +34,19 @@ export const progressQuery = defineQuery<RolloutProgress>('progress');
 const retry: RetryPolicy = { maximumAttempts: 3, initialInterval: '2s', backoffCoefficient: 2, nonRetryableErrorTypes: NON_RETRYABLE };
 
 /** provision runs on the shared queue: whichever host picks it up owns the rollout from then on. */
-const onShared = proxyActivities<Acts>({ startToCloseTimeout: '45 minutes', retry });
+function onShared(input: RolloutInput) {
+  return proxyActivities<Acts>({ startToCloseTimeout: '45 minutes', heartbeatTimeout: `${input.heartbeatSeconds} seconds`, retry });
+}
 
 function onHost(hostQueue: string, input: RolloutInput) {
+  const heartbeatTimeout: Duration = `${input.heartbeatSeconds} seconds`;
   return {
-    acts: proxyActivities<Acts>({ taskQueue: hostQueue, startToCloseTimeout: '20 minutes', retry }),
+    acts: proxyActivities<Acts>({ taskQueue: hostQueue, startToCloseTimeout: '20 minutes', heartbeatTimeout, retry }),
     agent: proxyActivities<Acts>({
       taskQueue: hostQueue,
       // the budget is enforced inside the activity; the margin covers re-attach after a worker crash
       startToCloseTimeout: `${Math.ceil(input.budgetSeconds + 900)} seconds`,
-      heartbeatTimeout: '45 seconds',
+      heartbeatTimeout,
       retry: { ...retry, maximumAttempts: 5 },
     }),
     teardown: proxyActivities<Acts>({ taskQueue: hostQueue, startToCloseTimeout: '5 minutes', retry: { ...retry, maximumAttempts: 10 } }),
@@ -78,7 +81,7 @@ export async function rolloutWorkflow(raw: RolloutInput): Promise<RolloutResult>
   };
 
   enter('provisioning');
-  const prov: Provisioned = await onShared.provision({ rolloutKey, workflowId, taskDir: input.taskDir, taskId: input.taskId });
+  const prov: Provisioned = await onShared(input).provision({ rolloutKey, workflowId, taskDir: input.taskDir, taskId: input.taskId });
   Object.assign(progress, { nodesTotal: prov.plan.nodes.length, runDir: prov.runDir, host: prov.host });
   const host = onHost(prov.hostQueue, input);
   const ref: RolloutRef = { rolloutKey, workflowId, taskDir: input.taskDir, taskHash: prov.plan.taskHash, runDir: prov.runDir, stack: prov.stack };

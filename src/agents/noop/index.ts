@@ -4,4 +4,5 @@ import type { AgentDriver } from '../types';
 export const noopAgent: AgentDriver = {
   name: 'noop',
   launch: () => ({ script: 'exit 0' }),
+  resume: () => ({ script: 'exit 0' }),
 };

@@ -15,4 +15,8 @@ export const oracleAgent: AgentDriver = {
   launch(ctx) {
     return { script: ctx.task.solution!.start, workdir: ctx.workspace };
   },
+  // The oracle's "session" is its start script, which is idempotent: resuming is running it again.
+  resume(ctx) {
+    return { script: ctx.task.solution!.start, workdir: ctx.workspace };
+  },
 };

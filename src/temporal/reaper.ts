@@ -1,0 +1,38 @@
+import type { Client } from '@temporalio/client';
+import { listLabelledWorkflows } from '../cli/labelled-workflows';
+import { log } from '../log';
+import { reapStacks } from '../sandbox';
+
+/**
+ * Remove the stacks of rollouts whose workflow is no longer running: a terminated workflow never
+ * reaches its teardown. Resources without a workflow label (benchmarks, tests) are not ours to judge.
+ */
+export async function reapDeadRollouts(client: Client): Promise<string[]> {
+  const owners = await listLabelledWorkflows();
+  return reapStacks(async (key) => {
+    const wf = owners.get(key);
+    if (!wf) return true;
+    const d = await client.workflow.getHandle(wf).describe().catch((e: Error) => (e.name === 'WorkflowNotFoundError' ? null : undefined));
+    if (d === undefined) return true; // Temporal unreachable: keep, decide next time
+    return d?.status.name === 'RUNNING';
+  });
+}
+
+/** Run the reaper every `everyMs` until stopped. */
+export function startReaper(client: Client, everyMs: number): () => void {
+  let running = false;
+  const timer = setInterval(async () => {
+    if (running) return;
+    running = true;
+    try {
+      const removed = await reapDeadRollouts(client);
+      if (removed.length) log.warn({ removed }, 'reaper removed stacks of rollouts that are not running');
+    } catch (err) {
+      log.warn({ err: (err as Error).message }, 'reaper pass failed');
+    } finally {
+      running = false;
+    }
+  }, everyMs);
+  timer.unref();
+  return () => clearInterval(timer);
+}
