@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { Task } from '../tasks/task';
 import type { StackRef } from '../workflows/contracts';
+import type { Trajectory } from './trajectory/types';
 
 export interface AgentContext {
   rolloutKey: string;
@@ -15,6 +16,17 @@ export interface AgentContext {
   /** the full prompt given to the agent */
   prompt: string;
   log: Logger;
+  /**
+   * Where the agent reaches its model: the rollout's LLM relay (src/agents/llm-relay.ts). The token
+   * is a per-rollout relay credential, never the real API key. Set for drivers with `llmApi`.
+   */
+  llm?: LlmEndpoint;
+}
+
+export interface LlmEndpoint {
+  /** base URL as the agent's client expects it (the relay adds the upstream's own path prefix) */
+  baseUrl: string;
+  token: string;
 }
 
 /** A command started detached inside the container; the supervisor watches it. */
@@ -22,6 +34,8 @@ export interface AgentLaunch {
   script: string;
   env?: Record<string, string>;
   workdir?: string;
+  /** where the process runs: inside the app container (default) or on the worker host (OpenHands) */
+  site?: 'container' | 'host';
 }
 
 /** What one attempt left behind, for deciding about a retry and for the trajectory. */
@@ -50,4 +64,11 @@ export interface AgentDriver {
   transientFailure?(out: AttemptOutput): string | null;
   /** Did the attempt finish its work (e.g. a successful `result` event), whatever its exit code? */
   completed?(out: AttemptOutput): boolean;
+  /** The model API this agent speaks; the activity starts an LLM relay for it and sets ctx.llm. */
+  llmApi?: 'anthropic' | 'openai' | 'any';
+  /**
+   * After the last attempt: persist the agent's own transcript files and return its normalized
+   * trajectory (src/agents/trajectory). Reads only what the supervisor kept in the run dir. Idempotent.
+   */
+  finalize?(ctx: AgentContext, attempts: AttemptOutput[]): Promise<Trajectory | null>;
 }

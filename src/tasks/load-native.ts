@@ -71,6 +71,7 @@ export function loadNativeTask(dirArg: string): LoadResult {
     dag: check.dag,
     solution: m.solution && solutionDir ? { dir: solutionDir, start: m.solution.start } : undefined,
     variables: m.variables,
+    ...(m.forbiddenSources ? { forbiddenSources: m.forbiddenSources } : {}),
     hash: hashTree(dir),
     unsupported: check.unsupported,
   };

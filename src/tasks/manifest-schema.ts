@@ -33,6 +33,8 @@ export const TaskManifestSchema = z
     evaluation: z.object({ dag: Rel }).strict(),
     solution: z.object({ dir: Rel, start: z.string().min(1) }).strict().optional(),
     variables: z.record(z.string(), JsonSchema).default({}),
+    /** upstream codebases the agent must not clone or download (repo slugs or URLs); audited in the transcript */
+    forbiddenSources: z.array(z.string().min(3)).optional(),
   })
   .strict();
 

@@ -25,6 +25,8 @@ export interface Task {
   dag: Dag;
   solution?: { dir: string; start: string };
   variables: Record<string, Json>;
+  /** upstream codebases the agent must not clone or download (task.yaml forbiddenSources) */
+  forbiddenSources?: string[];
   /** sha256 over the task folder's files (reference-solution dependencies excluded) */
   hash: string;
   /** published primitive types this build cannot run yet, with counts */

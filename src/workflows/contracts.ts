@@ -118,6 +118,51 @@ export interface AgentRunSummary {
   agentSeconds: number;
   message: string;
   history: AgentAttemptRecord[];
+  /** the normalized trajectory in numbers (trajectory.json in the run dir has the rest) */
+  trajectory?: TrajectorySummary;
+  /** transcript audit: evaluator access or forbidden sources (src/agents/integrity.ts) */
+  integrity?: IntegrityReport;
+}
+
+/** What goes into the Temporal payload and report.json about the agent's trajectory: small, no transcript text. */
+export interface TrajectorySummary {
+  turns: number;
+  toolCalls: number;
+  commands: number;
+  inputTokens: number;
+  outputTokens: number;
+  cachedInputTokens: number;
+  costUsd: number | null;
+  sessionIds: string[];
+  agentVersion: string | null;
+  /** files written to the run dir for this agent (events, trajectory.json, trajectory.atif.json) */
+  files: string[];
+}
+
+export interface IntegrityHit {
+  kind: 'evaluator_access' | 'check_access' | 'forbidden_source';
+  /** the rule that matched (a path or a forbidden source) */
+  rule: string;
+  /** where: tool call id or event line number */
+  where: string;
+  /** up to 400 characters of the matching command/input */
+  sample: string;
+}
+
+/**
+ * clean: nothing found. warning: touched the task's non-evaluation check material (published
+ * layout's check/<task>/). flagged: cloned or downloaded a codebase the task forbids — reported, score
+ * kept for a human to judge. voided: touched evaluator paths (DAG, rubrics, the evaluate folder) — the
+ * score is voided in report.json, the original kept beside it.
+ */
+export interface IntegrityReport {
+  verdict: 'clean' | 'warning' | 'flagged' | 'voided' | 'not_scanned';
+  evaluatorHits: number;
+  checkHits: number;
+  forbiddenSourceHits: number;
+  scannedToolCalls: number;
+  scannedLines: number;
+  samples: IntegrityHit[];
 }
 
 export interface EvaluateNodeInput {

@@ -1,0 +1,98 @@
+/**
+ * Claude Code, headless inside the task's app container, as the paper runs it:
+ *   claude -p --output-format stream-json --verbose --model <snapshot>
+ *     --permission-mode bypassPermissions --allowedTools "<the paper's 12>" --add-dir <ws> -- <prompt>
+ * with IS_SANDBOX=1 (root may bypass permissions only then; "yes"/"true" are refused),
+ * CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 (no phone-home), the rollout's LLM relay as
+ * ANTHROPIC_BASE_URL and the relay token as ANTHROPIC_API_KEY, HOME=/root kept for the whole
+ * rollout so `--resume <session>` finds its transcript (2.1.126 resumes only from the original cwd).
+ */
+import { join } from 'node:path';
+import { AgentConfigError } from '../../errors';
+import { writeJson } from '../../runs/files';
+import { shQuote } from '../../sandbox';
+import { CONTAINER_BIN_DIR, ensureAgentBinary, installIntoContainer } from '../install';
+import { resolveModel, settingsRecord, type ResolvedModel } from '../models';
+import type { AgentContext, AgentDriver, AgentLaunch, AttemptOutput } from '../types';
+import { claudeCompleted, claudeSessionId, claudeTrajectory, claudeTransient } from './events';
+import { concatAttempts } from '../trajectory/files';
+
+/** The paper's 12 core tools (2.1.126 knows 9 of these names and silently ignores LS, NotebookRead, TodoRead). */
+export const CLAUDE_ALLOWED_TOOLS = ['Bash', 'Edit', 'Write', 'Read', 'Glob', 'Grep', 'LS', 'WebFetch', 'NotebookEdit', 'NotebookRead', 'TodoRead', 'TodoWrite'];
+export const CLAUDE_HOME = '/root';
+export const RESUME_PROMPT = 'Your previous session was interrupted. Continue the task from where you left off, then make sure the server is running on the designated port.';
+
+function env(ctx: AgentContext, m: ResolvedModel): { env: Record<string, string>; applied: Record<string, unknown> } {
+  if (!ctx.llm) throw new AgentConfigError('claude-code: no LLM endpoint (the relay was not started)');
+  const e: Record<string, string> = {
+    HOME: CLAUDE_HOME,
+    IS_SANDBOX: '1',
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+    DISABLE_TELEMETRY: '1',
+    DISABLE_AUTOUPDATER: '1',
+    DISABLE_ERROR_REPORTING: '1',
+    ANTHROPIC_BASE_URL: ctx.llm.baseUrl,
+    ANTHROPIC_API_KEY: ctx.llm.token,
+    // every model tier Claude Code might pick resolves to the rollout's model
+    ANTHROPIC_MODEL: m.snapshot,
+    ANTHROPIC_DEFAULT_OPUS_MODEL: m.snapshot,
+    ANTHROPIC_DEFAULT_SONNET_MODEL: m.snapshot,
+    ANTHROPIC_DEFAULT_HAIKU_MODEL: m.snapshot,
+    ANTHROPIC_SMALL_FAST_MODEL: m.snapshot,
+  };
+  const applied: Record<string, unknown> = { model: m.snapshot };
+  if (m.thinking?.budgetTokens) applied.MAX_THINKING_TOKENS = e.MAX_THINKING_TOKENS = String(m.thinking.budgetTokens);
+  if (m.maxOutputTokens) applied.CLAUDE_CODE_MAX_OUTPUT_TOKENS = e.CLAUDE_CODE_MAX_OUTPUT_TOKENS = String(m.maxOutputTokens);
+  const retries = cliRetries();
+  if (retries !== null) applied.CLAUDE_CODE_MAX_RETRIES = e.CLAUDE_CODE_MAX_RETRIES = String(retries);
+  return { env: e, applied };
+}
+
+/** SAASBENCH_AGENT_CLI_RETRIES: the CLIs' own API retry count (unset: their defaults, as the paper ran). */
+export function cliRetries(): number | null {
+  const v = process.env.SAASBENCH_AGENT_CLI_RETRIES;
+  if (v === undefined || v.trim() === '') return null;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 0) throw new AgentConfigError(`SAASBENCH_AGENT_CLI_RETRIES=${v}: expected a non-negative integer`);
+  return n;
+}
+
+export function claudeArgs(model: string, workspace: string, extra: string[], prompt: string): string[] {
+  return ['-p', '--output-format', 'stream-json', '--verbose', '--model', model, '--permission-mode', 'bypassPermissions', '--allowedTools', CLAUDE_ALLOWED_TOOLS.join(' '), '--add-dir', workspace, ...extra, '--', prompt];
+}
+
+function script(args: string[]): string {
+  return ['#!/bin/bash', `export PATH=${CONTAINER_BIN_DIR}:"$PATH"`, `exec ${CONTAINER_BIN_DIR}/claude ${args.map(shQuote).join(' ')}`, ''].join('\n');
+}
+
+function launchWith(ctx: AgentContext, extra: string[], prompt: string): AgentLaunch {
+  const m = resolveModel(ctx.model);
+  return { script: script(claudeArgs(m.snapshot, ctx.workspace, extra, prompt)), env: env(ctx, m).env, workdir: ctx.workspace };
+}
+
+export const claudeCodeAgent: AgentDriver = {
+  name: 'claude-code',
+  llmApi: 'anthropic',
+  async prepare(ctx) {
+    const bin = await ensureAgentBinary('claude-code');
+    await installIntoContainer(ctx.container, bin);
+    const m = resolveModel(ctx.model);
+    const { applied } = env(ctx, m);
+    writeJson(join(ctx.runDir, 'agent', 'model-settings.json'), {
+      ...settingsRecord('claude-code', m, applied, ['temperature (Claude Code sends none: the API default, 1.0)', ...(m.thinking?.budgetTokens ? [] : ['thinking budget (Claude Code 2.1.126 uses adaptive thinking)'])]),
+      binary: { version: bin.version, source: bin.source },
+    });
+  },
+  launch: (ctx) => launchWith(ctx, [], ctx.prompt),
+  resume(ctx, previous: AttemptOutput) {
+    const sid = claudeSessionId(previous.stdout);
+    return sid ? launchWith(ctx, ['--resume', sid], RESUME_PROMPT) : null;
+  },
+  transientFailure: claudeTransient,
+  completed: claudeCompleted,
+  async finalize(ctx, attempts) {
+    concatAttempts(ctx.runDir, attempts, 'claude_events.jsonl', 'claude_stderr.log');
+    const bin = await ensureAgentBinary('claude-code').catch(() => null);
+    return claudeTrajectory(attempts, { model: ctx.model, prompt: ctx.prompt, agentVersion: bin?.version ?? null });
+  },
+};

@@ -1,0 +1,82 @@
+/**
+ * Codex CLI, single-shot inside the task's app container, as the paper runs it:
+ *   codex exec --disable plugins -c analytics.enabled=false --json --skip-git-repo-check
+ *     --dangerously-bypass-approvals-and-sandbox -m <snapshot> -- <prompt>      (stdin </dev/null)
+ * CODEX_HOME=/root/.codex holds a generated config.toml whose `model_providers.saasbench` entry
+ * points at the rollout's LLM relay (wire_api "responses" — the only one Codex accepts) and reads the
+ * relay token from SAASBENCH_RELAY_TOKEN (env_key). `--disable plugins` + analytics off = no
+ * phone-home (github.com, chatgpt.com). Resume: `codex exec resume <thread_id> <prompt>`.
+ */
+import { join } from 'node:path';
+import { AgentConfigError } from '../../errors';
+import { writeJson } from '../../runs/files';
+import { shQuote, writeFiles } from '../../sandbox';
+import { cliRetries } from '../claude-code';
+import { CONTAINER_BIN_DIR, ensureAgentBinary, installIntoContainer } from '../install';
+import { resolveModel, settingsRecord, type ResolvedModel } from '../models';
+import { concatAttempts } from '../trajectory/files';
+import type { AgentContext, AgentDriver, AgentLaunch } from '../types';
+import { codexCompleted, codexThreadId, codexTrajectory, codexTransient } from './events';
+
+export const CODEX_HOME = '/root/.codex';
+export const RELAY_TOKEN_ENV = 'SAASBENCH_RELAY_TOKEN';
+export const RESUME_PROMPT = 'Your previous session was interrupted. Continue the task from where you left off, then make sure the server is running on the designated port.';
+const COMMON = ['--disable', 'plugins', '-c', 'analytics.enabled=false', '--json', '--skip-git-repo-check', '--dangerously-bypass-approvals-and-sandbox'];
+
+const toml = (s: string) => JSON.stringify(s);
+
+/** The generated $CODEX_HOME/config.toml (no secret in it: the relay token comes from the environment). */
+export function codexConfig(m: ResolvedModel, relayUrl: string): { text: string; applied: Record<string, unknown> } {
+  const applied: Record<string, unknown> = { model: m.snapshot };
+  const lines = [`model = ${toml(m.snapshot)}`, 'model_provider = "saasbench"'];
+  if (m.reasoningEffort) {
+    lines.push(`model_reasoning_effort = ${toml(m.reasoningEffort)}`);
+    applied.model_reasoning_effort = m.reasoningEffort;
+  }
+  lines.push('', '[model_providers.saasbench]', 'name = "saasbench relay"', `base_url = ${toml(relayUrl)}`, `env_key = ${toml(RELAY_TOKEN_ENV)}`, 'wire_api = "responses"');
+  const retries = cliRetries();
+  if (retries !== null) {
+    lines.push(`request_max_retries = ${retries}`, `stream_max_retries = ${retries}`);
+    applied.request_max_retries = applied.stream_max_retries = retries;
+  }
+  lines.push('', '[features]', 'plugins = false', '', '[analytics]', 'enabled = false', '');
+  return { text: lines.join('\n'), applied };
+}
+
+function launchWith(ctx: AgentContext, resumeThread: string | null, prompt: string): AgentLaunch {
+  if (!ctx.llm) throw new AgentConfigError('codex: no LLM endpoint (the relay was not started)');
+  const m = resolveModel(ctx.model);
+  const args = resumeThread ? ['exec', 'resume', ...COMMON, '-m', m.snapshot, resumeThread, prompt] : ['exec', ...COMMON, '-m', m.snapshot, '--', prompt];
+  const script = ['#!/bin/bash', `export PATH=${CONTAINER_BIN_DIR}:"$PATH"`, `exec ${CONTAINER_BIN_DIR}/codex ${args.map(shQuote).join(' ')} < /dev/null`, ''].join('\n');
+  return { script, env: { HOME: '/root', CODEX_HOME, [RELAY_TOKEN_ENV]: ctx.llm.token }, workdir: ctx.workspace };
+}
+
+export const codexAgent: AgentDriver = {
+  name: 'codex',
+  llmApi: 'openai',
+  async prepare(ctx) {
+    if (!ctx.llm) throw new AgentConfigError('codex: no LLM endpoint (the relay was not started)');
+    const bin = await ensureAgentBinary('codex');
+    await installIntoContainer(ctx.container, bin);
+    const m = resolveModel(ctx.model);
+    const cfg = codexConfig(m, ctx.llm.baseUrl);
+    await writeFiles(ctx.container, CODEX_HOME, [{ path: 'config.toml', content: cfg.text, mode: 0o600 }]);
+    writeJson(join(ctx.runDir, 'agent', 'model-settings.json'), {
+      ...settingsRecord('codex', m, cfg.applied, ['temperature (Codex sends none)', ...(m.maxOutputTokens ? ['maxOutputTokens (no Codex setting)'] : [])]),
+      binary: { version: bin.version, source: bin.source },
+      configToml: cfg.text,
+    });
+  },
+  launch: (ctx) => launchWith(ctx, null, ctx.prompt),
+  resume(ctx, previous) {
+    const thread = codexThreadId(previous.stdout);
+    return thread ? launchWith(ctx, thread, RESUME_PROMPT) : null;
+  },
+  transientFailure: codexTransient,
+  completed: codexCompleted,
+  async finalize(ctx, attempts) {
+    concatAttempts(ctx.runDir, attempts, 'codex_events.jsonl', 'codex_stderr.log');
+    const bin = await ensureAgentBinary('codex').catch(() => null);
+    return codexTrajectory(attempts, { model: ctx.model, prompt: ctx.prompt, agentVersion: bin?.version ?? null });
+  },
+};

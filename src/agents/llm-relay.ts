@@ -1,0 +1,239 @@
+/**
+ * The per-rollout LLM relay: a small HTTP reverse proxy on the worker host that the agent inside
+ * the container calls instead of the provider. It
+ *  - listens on the rollout network's gateway IP (reachable from the containers on that bridge;
+ *    not published anywhere else), or 127.0.0.1 for host-side agents (OpenHands);
+ *  - accepts only the rollout's relay token (x-api-key or Bearer) — a per-rollout credential that
+ *    is worthless outside this relay — and replaces it with the real API key, which therefore
+ *    never enters the container, its environment or the agent's transcript;
+ *  - forwards to the configured upstream base URL (base + the request path), streaming the
+ *    response (SSE) through unbuffered, and aborts the upstream call when the agent disconnects.
+ * It never logs headers or bodies. Port and token are kept in <runDir>/agent/relay.json so a
+ * retried activity (worker crash, re-attach) brings the relay back where the running agent expects it.
+ */
+import http from 'node:http';
+import https from 'node:https';
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { AddressInfo } from 'node:net';
+import type { Logger } from 'pino';
+import { registerSecret } from '../log';
+import { writeJson } from '../runs/files';
+import { docker } from '../sandbox/client';
+import { exec } from '../sandbox';
+import type { Upstream } from './models';
+
+export interface RelayOptions {
+  /** the rollout key: one relay per rollout per worker process */
+  key: string;
+  bindHost: string;
+  upstream: Upstream;
+  /** where relay.json (port + token) is kept across activity attempts */
+  stateDir: string;
+  /** JSON fields merged into POST bodies (registry relayBodyOverrides) */
+  bodyOverrides?: Record<string, unknown>;
+  log?: Logger;
+}
+
+export interface RelayStats {
+  requests: number;
+  upstreamErrors: number;
+  rejected: number;
+  statusCounts: Record<string, number>;
+}
+
+export interface Relay {
+  /** http://<bindHost>:<port> — the base URL the agent's client gets */
+  url: string;
+  port: number;
+  token: string;
+  stats: RelayStats;
+  close(): Promise<void>;
+}
+
+const HOP = new Set(['connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'host', 'content-length', 'x-api-key', 'authorization', 'accept-encoding']);
+
+interface Live {
+  relay: Relay;
+  refs: number;
+  server: http.Server;
+}
+const live = new Map<string, Live>();
+
+/** Start (or join) the relay of a rollout. Call `close()` once per `startRelay()`. */
+export async function startRelay(o: RelayOptions): Promise<Relay> {
+  registerSecret(o.upstream.key);
+  const existing = live.get(o.key);
+  if (existing) {
+    existing.refs++;
+    return existing.relay;
+  }
+  const stateFile = join(o.stateDir, 'relay.json');
+  const saved = readState(stateFile);
+  const token = saved?.token ?? `sk-saasbench-relay-${randomBytes(18).toString('hex')}`;
+  const stats: RelayStats = { requests: 0, upstreamErrors: 0, rejected: 0, statusCounts: {} };
+  const server = http.createServer((req, res) => handle(req, res, o, token, stats));
+  server.keepAliveTimeout = 65_000;
+  server.requestTimeout = 0; // streams last as long as the model talks; the supervisor watches idleness
+  server.headersTimeout = 60_000;
+  const port = await listen(server, o.bindHost, saved?.bindHost === o.bindHost ? saved.port : 0);
+  writeJson(stateFile, { bindHost: o.bindHost, port, token, upstreamBaseUrl: o.upstream.baseUrl, startedAt: new Date().toISOString() });
+  const url = `http://${o.bindHost.includes(':') ? `[${o.bindHost}]` : o.bindHost}:${port}`;
+  const entry: Live = {
+    server,
+    refs: 1,
+    relay: {
+      url,
+      port,
+      token,
+      stats,
+      close: async () => {
+        if (--entry.refs > 0) return;
+        live.delete(o.key);
+        server.closeAllConnections?.();
+        await new Promise<void>((r) => server.close(() => r()));
+      },
+    },
+  };
+  live.set(o.key, entry);
+  o.log?.info({ relay: url, upstream: safeOrigin(o.upstream.baseUrl) }, 'LLM relay listening');
+  return entry.relay;
+}
+
+function readState(file: string): { bindHost: string; port: number; token: string } | null {
+  if (!existsSync(file)) return null;
+  try {
+    const s = JSON.parse(readFileSync(file, 'utf8')) as { bindHost?: string; port?: number; token?: string };
+    return typeof s.port === 'number' && typeof s.token === 'string' && typeof s.bindHost === 'string' ? { bindHost: s.bindHost, port: s.port, token: s.token } : null;
+  } catch {
+    return null;
+  }
+}
+
+function listen(server: http.Server, host: string, port: number): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const onError = (err: Error) => {
+      server.off('listening', onListening);
+      reject(new Error(`LLM relay cannot listen on ${host}:${port}: ${err.message}`));
+    };
+    const onListening = () => {
+      server.off('error', onError);
+      resolve((server.address() as AddressInfo).port);
+    };
+    server.once('error', onError);
+    server.once('listening', onListening);
+    server.listen(port, host);
+  });
+}
+
+const safeOrigin = (u: string) => {
+  try {
+    return new URL(u).origin;
+  } catch {
+    return '(invalid url)';
+  }
+};
+
+function presented(req: http.IncomingMessage): string | undefined {
+  const k = req.headers['x-api-key'];
+  if (typeof k === 'string' && k) return k;
+  const a = req.headers.authorization;
+  if (typeof a === 'string') return a.replace(/^Bearer\s+/i, '');
+  return undefined;
+}
+
+function sameSecret(a: string | undefined, b: string): boolean {
+  if (a === undefined) return false;
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
+function handle(req: http.IncomingMessage, res: http.ServerResponse, o: RelayOptions, token: string, stats: RelayStats): void {
+  stats.requests++;
+  // HEAD probes (Claude Code 2.1.126 sends HEAD / at start) carry no credential: answer locally
+  if (req.method === 'HEAD' && !presented(req)) {
+    res.writeHead(200).end();
+    return;
+  }
+  if (!sameSecret(presented(req), token)) {
+    stats.rejected++;
+    res.writeHead(401, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ type: 'error', error: { type: 'authentication_error', message: 'saasbench relay: unknown relay token' } }));
+    return;
+  }
+  const chunks: Buffer[] = [];
+  req.on('data', (c: Buffer) => chunks.push(c));
+  req.on('error', () => res.destroy());
+  req.on('end', () => forward(req, res, Buffer.concat(chunks), o, stats));
+}
+
+function forward(req: http.IncomingMessage, res: http.ServerResponse, rawBody: Buffer, o: RelayOptions, stats: RelayStats): void {
+  const base = new URL(o.upstream.baseUrl);
+  const target = new URL(base.href.replace(/\/+$/, '') + (req.url ?? '/'));
+  let body = rawBody;
+  if (o.bodyOverrides && req.method === 'POST' && body.length) {
+    try {
+      const parsed = JSON.parse(body.toString('utf8')) as Record<string, unknown>;
+      body = Buffer.from(JSON.stringify({ ...parsed, ...o.bodyOverrides }));
+    } catch {
+      // not JSON: forward untouched
+    }
+  }
+  const headers: http.OutgoingHttpHeaders = {};
+  for (const [k, v] of Object.entries(req.headers)) if (!HOP.has(k.toLowerCase()) && v !== undefined) headers[k] = v;
+  if (o.upstream.auth === 'x-api-key') headers['x-api-key'] = o.upstream.key;
+  else headers.authorization = `Bearer ${o.upstream.key}`;
+  if (body.length || req.method === 'POST') headers['content-length'] = String(body.length);
+  headers['accept-encoding'] = 'identity';
+  const mod = target.protocol === 'https:' ? https : http;
+  const up = mod.request(target, { method: req.method, headers }, (upRes) => {
+    const code = upRes.statusCode ?? 502;
+    stats.statusCounts[code] = (stats.statusCounts[code] ?? 0) + 1;
+    const out: http.OutgoingHttpHeaders = {};
+    for (const [k, v] of Object.entries(upRes.headers)) if (!HOP.has(k.toLowerCase()) && v !== undefined) out[k] = v;
+    if (upRes.headers['content-length'] !== undefined && upRes.headers['transfer-encoding'] === undefined) out['content-length'] = upRes.headers['content-length'];
+    res.writeHead(code, out);
+    res.flushHeaders();
+    res.socket?.setNoDelay(true);
+    upRes.on('data', (c: Buffer) => res.write(c));
+    upRes.on('end', () => res.end());
+    upRes.on('error', () => res.destroy());
+  });
+  up.on('error', (err) => {
+    stats.upstreamErrors++;
+    if (!res.headersSent) {
+      res.writeHead(502, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ type: 'error', error: { type: 'api_error', message: `saasbench relay: upstream unreachable (${(err as NodeJS.ErrnoException).code ?? err.message})` } }));
+    } else res.destroy();
+  });
+  // the agent went away (killed, timed out): stop talking to the upstream too
+  res.on('close', () => {
+    if (!res.writableFinished) up.destroy();
+  });
+  up.end(body);
+}
+
+/**
+ * The address containers on the rollout's network reach the host at: the network's IPAM gateway
+ * (docker network inspect), else the default route inside the container (/proc/net/route).
+ */
+export async function gatewayOf(network: string, container: string): Promise<string> {
+  try {
+    const info = (await docker().getNetwork(network).inspect()) as { IPAM?: { Config?: { Gateway?: string }[] } };
+    const gw = info.IPAM?.Config?.find((c) => c.Gateway)?.Gateway;
+    if (gw) return gw;
+  } catch {
+    // fall through to the route table
+  }
+  const r = await exec(container, ['cat', '/proc/net/route']);
+  for (const line of r.stdout.split('\n').slice(1)) {
+    const f = line.trim().split(/\s+/);
+    if (f[1] === '00000000' && f[2] && f[2] !== '00000000') {
+      const n = Number.parseInt(f[2], 16);
+      return [n & 255, (n >> 8) & 255, (n >> 16) & 255, (n >>> 24) & 255].join('.');
+    }
+  }
+  throw new Error(`cannot find the gateway of network ${network} (container ${container})`);
+}

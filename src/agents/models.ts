@@ -1,0 +1,131 @@
+/**
+ * The model registry (models.json beside this file, plus an optional overlay file named by
+ * SAASBENCH_MODELS_FILE whose providers/models are merged over it): exact snapshot ids and the
+ * paper's sampling settings per model, and which upstream provider serves it. Unknown models are a
+ * configuration error: a benchmark run must say exactly what it ran.
+ */
+import { readFileSync } from 'node:fs';
+import { z } from 'zod';
+import { AgentConfigError } from '../errors';
+import BUILTIN from './models.json';
+
+export const ProviderSchema = z
+  .object({
+    /** the wire protocol: Anthropic Messages, OpenAI Responses, or OpenAI Chat Completions */
+    api: z.enum(['anthropic', 'openai', 'openai-chat']),
+    baseUrlEnv: z.string().min(1),
+    defaultBaseUrl: z.string().url().optional(),
+    keyEnv: z.array(z.string().min(1)).min(1),
+    auth: z.enum(['x-api-key', 'bearer']),
+  })
+  .strict();
+
+export const ModelSchema = z
+  .object({
+    snapshot: z.string().min(1),
+    provider: z.string().min(1),
+    reasoning: z.boolean().default(false),
+    temperature: z.number().min(0).max(2).default(0),
+    thinking: z
+      .object({ enabled: z.boolean(), includeThoughts: z.boolean().optional(), budgetTokens: z.number().int().positive().optional() })
+      .strict()
+      .optional(),
+    reasoningEffort: z.enum(['minimal', 'low', 'medium', 'high', 'xhigh']).optional(),
+    maxOutputTokens: z.number().int().positive().optional(),
+    /** JSON fields the relay merges into every model request body (an escape hatch; default none) */
+    relayBodyOverrides: z.record(z.string(), z.unknown()).optional(),
+    verified: z.boolean().default(false),
+  })
+  .strict();
+
+const RegistrySchema = z
+  .object({
+    $comment: z.string().optional(),
+    providers: z.record(z.string(), ProviderSchema).default({}),
+    models: z.record(z.string(), ModelSchema).default({}),
+  })
+  .strict();
+
+export type Provider = z.infer<typeof ProviderSchema>;
+export type ModelEntry = z.infer<typeof ModelSchema>;
+export type ModelApi = Provider['api'];
+
+export interface ResolvedModel extends ModelEntry {
+  id: string;
+  providerName: string;
+  providerConfig: Provider;
+}
+
+export function loadRegistry(): z.infer<typeof RegistrySchema> {
+  const base = RegistrySchema.parse(BUILTIN);
+  const overlayFile = process.env.SAASBENCH_MODELS_FILE;
+  if (!overlayFile) return base;
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(overlayFile, 'utf8'));
+  } catch (err) {
+    throw new AgentConfigError(`SAASBENCH_MODELS_FILE=${overlayFile}: ${(err as Error).message}`);
+  }
+  const r = RegistrySchema.safeParse(raw);
+  if (!r.success) throw new AgentConfigError(`SAASBENCH_MODELS_FILE=${overlayFile}: ${r.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+  return { providers: { ...base.providers, ...r.data.providers }, models: { ...base.models, ...r.data.models } };
+}
+
+export function resolveModel(id: string): ResolvedModel {
+  const reg = loadRegistry();
+  const m = reg.models[id];
+  if (!m) throw new AgentConfigError(`model "${id}" is not in the model registry (src/agents/models.json${process.env.SAASBENCH_MODELS_FILE ? ` + ${process.env.SAASBENCH_MODELS_FILE}` : ''}); known: ${Object.keys(reg.models).join(', ')}`);
+  const p = reg.providers[m.provider];
+  if (!p) throw new AgentConfigError(`model "${id}": unknown provider "${m.provider}"`);
+  return { ...m, id, providerName: m.provider, providerConfig: p };
+}
+
+/** The wire protocols an agent's client speaks. */
+export const AGENT_APIS: Record<string, ModelApi[]> = {
+  'claude-code': ['anthropic'],
+  codex: ['openai'],
+  openhands: ['anthropic', 'openai', 'openai-chat'],
+};
+
+export function checkAgentModel(agent: string, m: ResolvedModel): void {
+  const apis = AGENT_APIS[agent];
+  if (apis && !apis.includes(m.providerConfig.api)) {
+    throw new AgentConfigError(`model "${m.id}" is served over the ${m.providerConfig.api} API (provider ${m.providerName}) but ${agent} speaks ${apis.join('/')}`);
+  }
+}
+
+export interface Upstream {
+  baseUrl: string;
+  /** the real API key: lives in the worker process only, injected by the relay */
+  key: string;
+  auth: Provider['auth'];
+  keyEnv: string;
+}
+
+/** The upstream of a provider from the worker's environment. */
+export function upstreamOf(m: ResolvedModel): Upstream {
+  const p = m.providerConfig;
+  const baseUrl = process.env[p.baseUrlEnv]?.trim() || p.defaultBaseUrl;
+  if (!baseUrl) throw new AgentConfigError(`provider ${m.providerName}: set ${p.baseUrlEnv} (no default base URL)`);
+  const keyEnv = p.keyEnv.find((k) => process.env[k]);
+  if (!keyEnv) throw new AgentConfigError(`provider ${m.providerName}: no API key in the worker environment (set ${p.keyEnv.join(' or ')})`);
+  return { baseUrl: baseUrl.replace(/\/+$/, ''), key: process.env[keyEnv]!, auth: p.auth, keyEnv };
+}
+
+/**
+ * What the agent can honour of the registry's settings; recorded per rollout (model-settings.json)
+ * so a report says what actually applied. Claude Code and Codex do not expose sampling temperature:
+ * they send their own (the model's default); OpenHands sets all of them.
+ */
+export function settingsRecord(agent: string, m: ResolvedModel, applied: Record<string, unknown>, notApplied: string[]): Record<string, unknown> {
+  return {
+    agent,
+    model: m.id,
+    snapshot: m.snapshot,
+    provider: m.providerName,
+    api: m.providerConfig.api,
+    registry: { reasoning: m.reasoning, temperature: m.temperature, thinking: m.thinking ?? null, reasoningEffort: m.reasoningEffort ?? null, maxOutputTokens: m.maxOutputTokens ?? null, verified: m.verified },
+    applied,
+    notApplied,
+  };
+}

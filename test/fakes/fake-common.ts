@@ -1,0 +1,143 @@
+// Shared plumbing of the fake LLM servers: an HTTP server on 127.0.0.1 that records every request,
+// checks the credential the relay injected, applies scripted faults, and writes SSE frames.
+import http from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+
+/** What the agent is scripted to do: shell commands in order (one per model turn), then a final text. */
+export interface FakeScript {
+  commands: string[];
+  finalText?: string;
+}
+
+/**
+ * A fault applied to the Nth model request (1-based, counting only model calls):
+ * overloaded: the provider's "overloaded" answer (Anthropic: HTTP 529 overloaded_error; OpenAI: a
+ *   response.failed event with `code`, default server_is_overloaded) · stall: open the stream, send the first
+ *   event, then never finish · delay: answer normally after `ms`.
+ */
+export type Fault = { kind: 'overloaded'; code?: string } | { kind: 'stall' } | { kind: 'delay'; ms: number };
+
+export interface FakeOptions {
+  script: FakeScript;
+  faults?: Record<number, Fault>;
+  /** the credential the upstream expects (what the relay must inject); requests without it get 401 */
+  requireKey?: string;
+  port?: number;
+}
+
+export interface RecordedRequest {
+  n: number;
+  method: string;
+  path: string;
+  at: number;
+  /** 'ok' when the expected key arrived, 'missing' or 'wrong' otherwise (the value is never recorded) */
+  auth: 'ok' | 'missing' | 'wrong' | 'unchecked';
+  /** the credential the request carried, if it is NOT the expected key (e.g. a relay token leaking through) */
+  foreignCredential?: string;
+  model?: string;
+  stream?: boolean;
+  /** 1-based number among model calls, when this was one */
+  modelCall?: number;
+  step?: number;
+  fault?: Fault['kind'];
+  status: number;
+  userAgent?: string;
+  body?: unknown;
+}
+
+export interface FakeServer {
+  url: string;
+  port: number;
+  requests: RecordedRequest[];
+  modelCalls(): RecordedRequest[];
+  close(): Promise<void>;
+}
+
+export interface ModelCall {
+  req: http.IncomingMessage;
+  res: http.ServerResponse;
+  body: Record<string, unknown>;
+  rec: RecordedRequest;
+  fault: Fault | undefined;
+}
+
+export async function startFake(
+  opts: FakeOptions,
+  isModelCall: (method: string, path: string) => boolean,
+  credentialOf: (req: http.IncomingMessage) => string | undefined,
+  handleModel: (c: ModelCall) => Promise<void> | void,
+  handleOther: (req: http.IncomingMessage, res: http.ServerResponse, path: string) => void,
+): Promise<FakeServer> {
+  const requests: RecordedRequest[] = [];
+  const sockets = new Set<Socket>();
+  let modelCalls = 0;
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const path = (req.url ?? '/').split('?')[0];
+      const cred = credentialOf(req);
+      const auth: RecordedRequest['auth'] = opts.requireKey === undefined ? 'unchecked' : cred === undefined ? 'missing' : cred === opts.requireKey ? 'ok' : 'wrong';
+      const rec: RecordedRequest = { n: requests.length + 1, method: req.method ?? 'GET', path, at: Date.now(), auth, status: 200, userAgent: req.headers['user-agent'] };
+      if (auth === 'wrong') rec.foreignCredential = cred;
+      requests.push(rec);
+      if (!isModelCall(rec.method, path)) return handleOther(req, res, path);
+      rec.modelCall = ++modelCalls;
+      if (auth === 'missing' || auth === 'wrong') {
+        rec.status = 401;
+        res.writeHead(401, { 'content-type': 'application/json' });
+        return res.end(JSON.stringify({ type: 'error', error: { type: 'authentication_error', message: 'invalid x-api-key' } }));
+      }
+      let body: Record<string, unknown> = {};
+      try {
+        body = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as Record<string, unknown>;
+      } catch {
+        rec.status = 400;
+        res.writeHead(400);
+        return res.end('bad json');
+      }
+      rec.model = typeof body.model === 'string' ? body.model : undefined;
+      rec.stream = body.stream === true;
+      rec.body = body;
+      const fault = opts.faults?.[rec.modelCall];
+      if (fault) rec.fault = fault.kind;
+      const run = async () => {
+        if (fault?.kind === 'delay') await new Promise((r) => setTimeout(r, fault.ms));
+        await handleModel({ req, res, body, rec, fault });
+      };
+      run().catch((err: Error) => {
+        rec.status = 500;
+        if (!res.headersSent) res.writeHead(500);
+        res.end(String(err.message));
+      });
+    });
+  });
+  server.on('connection', (s) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+  });
+  await new Promise<void>((resolve) => server.listen(opts.port ?? 0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    requests,
+    modelCalls: () => requests.filter((r) => r.modelCall !== undefined),
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+export function sseHead(res: http.ServerResponse): void {
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+  res.flushHeaders();
+}
+
+export function sse(res: http.ServerResponse, event: string, data: unknown): void {
+  res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+}
+
+export const rid = (prefix: string) => `${prefix}${Math.random().toString(36).slice(2, 14)}`;
