@@ -53,7 +53,7 @@ export async function superviseAgent(driver: AgentDriver, ctx: AgentContext, opt
     }
     const { reason, exitCode } = watched;
     const out = await collectAttempt(ctx, state, exitCode);
-    const ms = Date.now() - state.attemptStartedAt;
+    const ms = Math.max(0, watched.endedAt - state.attemptStartedAt);
     const done = reason === 'completed' || reason === 'failed';
     const finished = done && (driver.completed ? driver.completed(out) : exitCode === 0);
     const transient = done && !finished ? driver.transientFailure?.(out) ?? null : null;
@@ -127,13 +127,15 @@ async function launch(l: AgentLaunch, ctx: AgentContext, prev: SupervisionState,
   return state;
 }
 
-type Watched = { state: SupervisionState } & ({ lost: true } | { lost: false; reason: AgentExitReason; exitCode: number | null });
+type Watched = { state: SupervisionState } & ({ lost: true } | { lost: false; reason: AgentExitReason; exitCode: number | null; endedAt: number });
 
 async function watch(ctx: AgentContext, start: SupervisionState, opts: SuperviseOptions): Promise<Watched> {
   let state = start;
   for (;;) {
     const p = await probe(ctx.container, state);
-    if (p.exitCode !== null) return { lost: false, reason: p.exitCode === 0 ? 'completed' : 'failed', exitCode: p.exitCode, state };
+    // The exit record's own timestamp, not the moment we noticed it: a worker that was down
+    // while the agent finished must not bill the agent for the outage.
+    if (p.exitCode !== null) return { lost: false, reason: p.exitCode === 0 ? 'completed' : 'failed', exitCode: p.exitCode, endedAt: p.exitedAt ?? Date.now(), state };
     if (!p.alive) return { lost: true, state };
     const now = Date.now();
     if (p.stdoutBytes !== state.stdoutBytes) state = { ...state, stdoutBytes: p.stdoutBytes, lastOutputAt: now };
@@ -142,7 +144,7 @@ async function watch(ctx: AgentContext, start: SupervisionState, opts: Supervise
     else if (now - state.lastOutputAt >= opts.idleSeconds * 1000) reason = 'idle_timeout';
     if (reason) {
       await killGroup(ctx.container, state.pid);
-      return { lost: false, reason, exitCode: (await probe(ctx.container, state)).exitCode, state };
+      return { lost: false, reason, exitCode: (await probe(ctx.container, state)).exitCode, endedAt: Date.now(), state };
     }
     state = beat(opts, state);
     await opts.sleep(opts.pollMs ?? 2000);
@@ -150,15 +152,16 @@ async function watch(ctx: AgentContext, start: SupervisionState, opts: Supervise
 }
 
 /** One exec per poll: exit record, output size and liveness together. */
-async function probe(container: string, s: SupervisionState): Promise<{ exitCode: number | null; stdoutBytes: number; alive: boolean }> {
+async function probe(container: string, s: SupervisionState): Promise<{ exitCode: number | null; exitedAt: number | null; stdoutBytes: number; alive: boolean }> {
   const d = s.controlDir;
   // exit_code is read after the liveness check so a process that ends in between is not "lost"
-  const cmd = `if kill -0 ${s.pid} 2>/dev/null; then a=1; else a=0; fi; s=$(stat -c %s ${d}/stdout.log 2>/dev/null || echo 0); e=$(cat ${d}/exit_code 2>/dev/null); echo "$a $s \${e:-none}"`;
+  const cmd = `if kill -0 ${s.pid} 2>/dev/null; then a=1; else a=0; fi; s=$(stat -c %s ${d}/stdout.log 2>/dev/null || echo 0); e=$(cat ${d}/exit_code 2>/dev/null); t=$(date -r ${d}/exit_code +%s%3N 2>/dev/null); echo "$a $s \${e:-none} \${t:-0}"`;
   const r = await exec(container, ['bash', '-c', cmd]);
-  const [alive, size, code] = r.stdout.trim().split(/\s+/);
+  const [alive, size, code, mtime] = r.stdout.trim().split(/\s+/);
   if (r.exitCode !== 0 || alive === undefined) throw new Error(`cannot probe agent process ${s.pid}: ${r.stderr.trim()}`);
   const n = Number(code);
-  return { alive: alive === '1', stdoutBytes: Number(size) || 0, exitCode: code !== 'none' && Number.isFinite(n) ? n : null };
+  const exitCode = code !== 'none' && Number.isFinite(n) ? n : null;
+  return { alive: alive === '1', stdoutBytes: Number(size) || 0, exitCode, exitedAt: exitCode !== null && Number(mtime) > 0 ? Number(mtime) : null };
 }
 
 function beat(opts: SuperviseOptions, s: SupervisionState): SupervisionState {
