@@ -12,6 +12,7 @@ import { ensureDevServer, stopDevServer, type DevServerOptions } from '../../src
 import { repoRoot } from '../../src/temporal/tools';
 import { rolloutWorkflowId, type RolloutInput, type RolloutResult } from '../../src/workflows/contracts';
 import { labelledLeftovers } from '../helpers/docker';
+import { reapDeadRollouts } from '../../src/temporal/reaper';
 import { rolloutInput, statusesOf } from '../helpers/rollout';
 import { progressOf, until } from '../helpers/wait';
 import { startWorkerProcess, type WorkerProcess } from '../helpers/worker-process';
@@ -159,6 +160,18 @@ test('kill the agent process with resume disabled: the rollout ends with an infr
   assert.equal(r.agentRun.exitReason, 'infrastructure');
   assert.match(r.agentRun.message, /disappeared without an exit record.*resume is disabled/);
   assert.equal(statusesOf(r).DEPLOY_HEALTH, 'FAILED');
+});
+
+test('a terminated workflow never runs its teardown: the reaper removes its stack', async () => {
+  const i = input();
+  const h = await start(conn.client, i);
+  await until('agent phase', async () => (await progressOf(h)).phase === 'agent');
+  await h.terminate('test: simulate an operator terminating the rollout');
+  const key = rolloutKeyFor(i);
+  assert.notEqual(appContainer(key), '', 'the stack is still there after terminate');
+  const removed = await reapDeadRollouts(conn.client);
+  assert.ok(removed.includes(key), `reaped ${removed.join(', ')}`);
+  assert.equal(appContainer(key), '');
 });
 
 test('after the durability scenarios no labelled container, network or volume remains', () => {
