@@ -50,6 +50,24 @@ if (files.length === 0) {
 }
 if (filter) console.error(`run-tests: ${files.length} file(s) match ${JSON.stringify(filter)}`);
 
+// Leaks are bugs: any labelled Docker resource the suite leaves behind fails the run.
+function labelled() {
+  const { execFileSync } = require('node:child_process');
+  const list = (args) => {
+    try {
+      return execFileSync('docker', args, { encoding: 'utf8' }).split('\n').filter(Boolean);
+    } catch {
+      return [];
+    }
+  };
+  return [
+    ...list(['ps', '-a', '--filter', 'label=saasbench.rollout', '--format', 'container {{.Names}}']),
+    ...list(['network', 'ls', '--filter', 'label=saasbench.rollout', '--format', 'network {{.Name}}']),
+    ...list(['volume', 'ls', '--filter', 'label=saasbench.rollout', '--format', 'volume {{.Name}}']),
+  ];
+}
+const before = new Set(labelled());
+
 const child = spawn(
   process.execPath,
   ['--test', '--test-concurrency=1', ...process.argv.slice(2), ...files.map((f) => path.relative(root, f))],
@@ -63,5 +81,11 @@ child.on('exit', (code, signal) => {
     console.error(`run-tests: node --test killed by ${signal}`);
     process.exit(1);
   }
+  const leaked = labelled().filter((r) => !before.has(r));
+  if (leaked.length) {
+    console.error(`run-tests: the suite left ${leaked.length} labelled Docker resource(s) behind:\n  ${leaked.join('\n  ')}`);
+    process.exit(code || 1);
+  }
+  if (code === 0) console.error('run-tests: no labelled container, network or volume left behind');
   process.exit(code ?? 1);
 });
