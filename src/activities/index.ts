@@ -4,3 +4,6 @@ export { runAgent } from './run-agent';
 export { evaluateNode } from './evaluate-node';
 export { persistResults } from './persist';
 export { teardown } from './teardown';
+export { sweepResolveTasks } from './sweep-resolve';
+export { sweepLookupRollouts } from './sweep-lookup';
+export { sweepWriteReport } from './sweep-report';

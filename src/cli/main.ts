@@ -14,6 +14,9 @@ import { cleanCommand } from './clean';
 import { temporalTarget } from './temporal-target';
 import { repoRoot } from '../temporal/tools';
 import { join } from 'node:path';
+import { stopCommand, sweepCommand } from './sweep';
+import { watchCommand } from './watch';
+import { reportCommand } from './report';
 
 const program = new Command('saasbench')
   .description('Evaluate coding agents on long SaaS engineering tasks, as durable Temporal workflows')
@@ -93,6 +96,32 @@ const runCmd = (name: string, description: string, defaults: { task?: string; ag
 
 runCmd('run', 'run one rollout of a task with an agent and print its score table', {});
 runCmd('demo', 'run the sample task tasks/helpdesk with the oracle agent', { task: join(repoRoot(), 'tasks', 'helpdesk'), agent: 'oracle' });
+
+program
+  .command('sweep <file>')
+  .description('run a sweep (tasks × agents × models × repeats, a .yaml or .json file): start it, or attach to the running sweep of that name; follow it; print the leaderboard')
+  .option('--no-worker', 'do not run an in-process worker (use workers started with `saasbench worker`)')
+  .option('--detach', 'start the sweep and return (follow it with `saasbench watch <name>`)')
+  .option('--json', 'print the benchmark (leaderboard, per backbone/category/task) as JSON')
+  .action((file: string, o: { worker: boolean; detach?: boolean; json?: boolean }) => exitWith(sweepCommand(file, o)));
+
+program
+  .command('watch <sweep>')
+  .description('live progress of a sweep (name or sweep/<name>): per-rollout phase, nodes evaluated, ETA; the leaderboard at the end')
+  .option('--once', 'print one snapshot and exit')
+  .option('--interval <seconds>', 'refresh interval', positiveFlag('--interval'), 2)
+  .action((sweep: string, o: { once?: boolean; interval?: number }) => exitWith(watchCommand(sweep, o)));
+
+program
+  .command('stop <sweep>')
+  .description('stop a sweep gracefully: start no new rollouts, let running ones finish (or --cancel-running), write the report')
+  .option('--cancel-running', 'cancel the running rollouts too (each tears down its containers)')
+  .action((sweep: string, o: { cancelRunning?: boolean }) => exitWith(stopCommand(sweep, o)));
+
+program
+  .command('report <target>')
+  .description('(re)write HTML/Markdown/CSV/JSONL reports: a run folder, a sweep folder, or a sweep name (fetched from Temporal)')
+  .action((target: string) => exitWith(reportCommand(target)));
 
 const tasks = program.command('tasks').description('task folders');
 tasks

@@ -1,1 +1,2 @@
 export { rolloutWorkflow, progressQuery } from './rollout';
+export { sweepWorkflow, sweepProgressQuery, stopSweepSignal } from './sweep';

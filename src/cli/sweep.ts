@@ -1,0 +1,125 @@
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import YAML from 'yaml';
+import { WorkflowIdConflictPolicy } from '@temporalio/common';
+import { resolveSweepTasks } from '../activities/sweep-resolve';
+import { config } from '../config';
+import { InvalidInputError, type InputIssue } from '../errors';
+import { jsonPath } from '../json';
+import { connectClient } from '../temporal/connection';
+import { startWorker } from '../temporal/worker';
+import { SweepInputSchema, sweepWorkflowId, type SweepInput, type SweepResult } from '../workflows/sweep-contracts';
+import { temporalTarget } from './temporal-target';
+import { followSweep, printSweepResult, sweepIdOf } from './watch';
+
+/** Parse a sweep file (.json, or YAML for anything else) into its raw object; syntax errors name the file and line. */
+export function readSweepFile(file: string): unknown {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    throw InvalidInputError.one(file, '', `cannot read: ${(err as Error).message}`);
+  }
+  if (/\.json$/i.test(file)) {
+    try {
+      return JSON.parse(text);
+    } catch (err) {
+      throw InvalidInputError.one(file, '', `invalid JSON: ${(err as Error).message}`);
+    }
+  }
+  const doc = YAML.parseDocument(text, { prettyErrors: true });
+  if (doc.errors.length) throw new InvalidInputError(doc.errors.map((e) => ({ file, path: '', message: `invalid YAML: ${e.message}` })));
+  return doc.toJS();
+}
+
+/** Validate a raw sweep object with the workflow's own schema; issues carry `file` and the JSON path. */
+export function validateSweep(raw: unknown, file: string): SweepInput {
+  const r = SweepInputSchema.safeParse(raw);
+  if (r.success) return r.data;
+  const issues: InputIssue[] = r.error.issues.flatMap((i) => {
+    if (i.code === 'unrecognized_keys') return i.keys.map((k) => ({ file, path: jsonPath([...i.path, k]), message: 'unknown key' }));
+    return [{ file, path: jsonPath(i.path), message: i.message }];
+  });
+  throw new InvalidInputError(issues);
+}
+
+/** Schema, then the tasks and agents as this machine sees them (relative task paths: see tasksBase()). */
+export function loadSweepFile(file: string): { raw: unknown; input: SweepInput } {
+  const raw = readSweepFile(file);
+  const input = validateSweep(raw, file);
+  const { issues } = resolveSweepTasks(input, file);
+  if (issues.length) throw new InvalidInputError(issues);
+  return { raw, input };
+}
+
+export interface SweepCommandOptions {
+  worker: boolean;
+  detach?: boolean;
+  json?: boolean;
+}
+
+/** `saasbench sweep <file>`: validate, start (or attach to the running sweep of that name), follow, print the leaderboard. */
+export async function sweepCommand(fileArg: string, o: SweepCommandOptions): Promise<number> {
+  const file = resolve(fileArg);
+  const { raw, input } = loadSweepFile(file);
+  const workflowId = sweepWorkflowId(input.name);
+  const target = await temporalTarget();
+  const { client, connection } = await connectClient(target, { ensureSearchAttributes: target.external });
+  const worker = o.worker && !o.detach ? await startWorker({ address: target.address, namespace: target.namespace }) : undefined;
+  const onSignal = () => {
+    process.stderr.write(`\ninterrupted: the sweep goes on in Temporal — \`saasbench watch ${input.name}\` to follow it, \`saasbench stop ${input.name}\` to stop it\n`);
+    void (async () => {
+      await worker?.shutdown().catch(() => undefined);
+      await connection.close().catch(() => undefined);
+      process.exit(130);
+    })();
+  };
+  process.once('SIGINT', onSignal);
+  try {
+    const before = await client.workflow
+      .getHandle(workflowId)
+      .describe()
+      .catch(() => null);
+    const handle = await client.workflow.start('sweepWorkflow', {
+      taskQueue: config.sharedQueue(),
+      workflowId,
+      args: [raw],
+      workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
+      memo: { config: input },
+      staticSummary: `sweep ${input.name}`,
+    });
+    const attached = before?.status.name === 'RUNNING';
+    process.stderr.write(
+      `${attached ? 'attached to the running' : 'started'} ${workflowId}${target.uiUrl ? `\n  Temporal UI: ${target.uiUrl}/namespaces/${target.namespace}/workflows/${encodeURIComponent(workflowId)}` : ''}\n`,
+    );
+    if (o.detach) return 0;
+    const result = handle.result() as Promise<SweepResult>;
+    await followSweep(client, handle, { until: result });
+    const r = await result;
+    if (o.json) process.stdout.write(`${JSON.stringify(r.benchmark, null, 2)}\n`);
+    else printSweepResult(r);
+    return 0;
+  } finally {
+    process.removeListener('SIGINT', onSignal);
+    await worker?.shutdown();
+    await connection.close();
+  }
+}
+
+/** `saasbench stop <sweep>`: the `stop` signal — drain by default, or cancel the running rollouts. */
+export async function stopCommand(nameOrId: string, o: { cancelRunning?: boolean }): Promise<number> {
+  const target = await temporalTarget(true);
+  const { client, connection } = await connectClient(target);
+  try {
+    const handle = client.workflow.getHandle(sweepIdOf(nameOrId));
+    await handle.signal('stop', { cancelRunning: !!o.cancelRunning });
+    process.stderr.write(
+      o.cancelRunning
+        ? `${handle.workflowId}: stopping — running rollouts are cancelled (they tear down), nothing new starts\n`
+        : `${handle.workflowId}: stopping — running rollouts finish, nothing new starts\n`,
+    );
+    return 0;
+  } finally {
+    await connection.close();
+  }
+}
