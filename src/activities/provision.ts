@@ -4,6 +4,7 @@ import { config, hostQueueOf } from '../config';
 import { InvalidInputError } from '../errors';
 import { rolloutLogger } from '../log';
 import { writeJson } from '../runs/files';
+import { harnessLock, imagesLock, taskLock, type RolloutLock } from '../runs/lock';
 import { buildImages, downStack, loadCompose, upStack } from '../sandbox';
 import { planOf } from '../tasks/plan';
 import { appUrlOf } from '../primitives/env-from-stack';
@@ -57,6 +58,7 @@ async function provisionStack(i: ProvisionInput): Promise<Provisioned> {
     appUrl: appUrlOf(task, stack),
     provisionMs: Date.now() - started,
   };
+  writeJson(join(runDir, 'lock.json'), { harness: harnessLock(), task: taskLock(task), images: await imagesLock(images) } satisfies RolloutLock);
   writeJson(join(runDir, 'rollout.json'), { workflowId: i.workflowId, rolloutKey: i.rolloutKey, task: { id: task.id, dir: task.dir, hash: task.hash }, host: hostId, stack, appUrl: result.appUrl, provisionedAt: new Date().toISOString() });
   log.info({ appUrl: result.appUrl, ms: result.provisionMs }, 'stack up');
   return result;

@@ -1,0 +1,69 @@
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { docker } from '../sandbox';
+import type { Task } from '../tasks/task';
+import { repoRoot } from '../temporal/tools';
+
+/**
+ * Everything that decides a score, pinned by content (as Harbor's lock.json does): if any of it
+ * differs, two scores are not comparable.
+ */
+export interface RolloutLock {
+  harness: { version: string; commit: string | null; dirty: boolean; node: string; temporalSdk: string };
+  task: { id: string; layout: string; hash: string; dagFile: string; dagSha256: string };
+  images: Record<string, { ref: string; id: string | null }>;
+  agent?: { name: string; cliVersion: string | null; model: string };
+  judge?: { enabled: boolean; model: string };
+}
+
+const sha256 = (buf: Buffer | string) => createHash('sha256').update(buf).digest('hex');
+
+function git(args: string[]): string | null {
+  try {
+    return execFileSync('git', args, { cwd: repoRoot(), encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+  } catch {
+    return null;
+  }
+}
+
+export function harnessLock(): RolloutLock['harness'] {
+  const pkg = JSON.parse(readFileSync(join(repoRoot(), 'package.json'), 'utf8')) as { version: string };
+  const sdk = JSON.parse(readFileSync(require.resolve('@temporalio/worker/package.json'), 'utf8')) as { version: string };
+  const status = git(['status', '--porcelain', '--untracked-files=no']);
+  return { version: pkg.version, commit: git(['rev-parse', 'HEAD']), dirty: !!status, node: process.version, temporalSdk: sdk.version };
+}
+
+export function taskLock(task: Task): RolloutLock['task'] {
+  return { id: task.id, layout: task.layout, hash: task.hash, dagFile: task.dagFile, dagSha256: sha256(readFileSync(task.dagFile)) };
+}
+
+export async function imagesLock(images: Record<string, string>): Promise<RolloutLock['images']> {
+  const out: RolloutLock['images'] = {};
+  for (const [svc, ref] of Object.entries(images)) {
+    const id = await docker().getImage(ref).inspect().then((i) => i.Id, () => null);
+    out[svc] = { ref, id };
+  }
+  return out;
+}
+
+export interface LockChange {
+  path: string;
+  before: unknown;
+  after: unknown;
+}
+
+/** Differences that change what a score means (the harness's own node version is informational). */
+export function diffLock(before: RolloutLock, after: RolloutLock): LockChange[] {
+  const changes: LockChange[] = [];
+  const cmp = (path: string, a: unknown, b: unknown) => {
+    if (JSON.stringify(a) !== JSON.stringify(b)) changes.push({ path, before: a, after: b });
+  };
+  cmp('task.hash', before.task.hash, after.task.hash);
+  cmp('task.dagSha256', before.task.dagSha256, after.task.dagSha256);
+  cmp('harness.commit', before.harness.commit, after.harness.commit);
+  for (const svc of new Set([...Object.keys(before.images), ...Object.keys(after.images)])) cmp(`images.${svc}.id`, before.images[svc]?.id, after.images[svc]?.id);
+  if (after.judge) cmp('judge.model', before.judge?.model, after.judge.model);
+  return changes;
+}
