@@ -9,6 +9,7 @@ import { startWorker } from '../temporal/worker';
 import { intFlag, positiveFlag } from './options';
 import { runRollout } from './run';
 import { validateTaskCommand } from './tasks-validate';
+import { importTaskCommand } from './tasks-import';
 import { buildTaskImages } from './images';
 import { cleanCommand } from './clean';
 import { temporalTarget } from './temporal-target';
@@ -128,6 +129,15 @@ tasks
   .command('validate <dir>')
   .description('check a task folder (native or published layout) and show what it holds')
   .action((dir: string) => exitWith(validateTaskCommand(dir)));
+tasks
+  .command('import <dir>')
+  .description('write a native task folder (task.yaml, environment/, evaluation/) from a published SaaSBench task folder')
+  .requiredOption('--out <dir>', 'the native task folder to write')
+  .option('--roles <file>', 'a YAML file declaring how each role obtains credentials (docs/compatibility.md#auth)')
+  .option('--dag <file>', 'which DAG of the evaluate folder (default: dag_smoke.json if present, else dag.json)')
+  .option('--id <id>', 'task id (default: the published one)')
+  .option('--force', 'write into a non-empty output folder')
+  .action((dir: string, o: { out: string; roles?: string; dag?: string; id?: string; force?: boolean }) => exitWith(importTaskCommand(dir, { out: o.out, rolesFile: o.roles, dag: o.dag, id: o.id, force: o.force })));
 
 program
   .command('images')

@@ -4,7 +4,9 @@ import { textTable } from '../report/table';
 
 /** Print what a task folder holds and everything wrong with it. Exit code 0 only when clean. */
 export function validateTaskCommand(dir: string, out: NodeJS.WritableStream = process.stdout): number {
-  const { task, issues } = loadAnyTask(dir);
+  const loaded = loadAnyTask(dir);
+  const { task, issues } = loaded;
+  const notes = (loaded as { notes?: string[] }).notes ?? [];
   const w = (l = '') => out.write(`${l}\n`);
   if (task) {
     const nodes = task.dag.nodes;
@@ -39,6 +41,11 @@ export function validateTaskCommand(dir: string, out: NodeJS.WritableStream = pr
       w(`primitives not yet supported by this build (${unsupported.length} types, ${unsupported.reduce((a, [, n]) => a + n, 0)} uses):`);
       w(textTable(['type', 'uses'], unsupported));
     } else w('unsupported primitive types: none');
+    if (notes.length) {
+      w();
+      w('notes:');
+      for (const n of notes) w(`  - ${n}`);
+    }
   }
   w();
   if (issues.length) {

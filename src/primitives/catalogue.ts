@@ -2,14 +2,83 @@ import { P01 } from './p01-file-exists';
 import { P02 } from './p02-file-content-match';
 import { P03 } from './p03-file-count';
 import { P04 } from './p04-http-request';
+import { P05 } from './p05-api-crud';
 import { P06 } from './p06-json-schema-match';
 import { P07 } from './p07-json-value-assert';
 import { P08 } from './p08-db-query';
 import { P09 } from './p09-db-table-exists';
 import { P10 } from './p10-db-column-check';
+import { P11 } from './p11-db-index-check';
 import { P12 } from './p12-docker-exec';
+import { P13 } from './p13-auth-login';
+import { P14 } from './p14-permission-check';
 import { P15 } from './p15-status-code-assert';
+import { P16 } from './p16-response-time-check';
+import { P21 } from './p21-log-content-check';
+import { P23 } from './p23-file-upload-download';
+import { P27 } from './p27-webhook-delivery';
+import { SCREENSHOT } from './browser-screenshot';
+import { RENDER_DOM } from './browser-render-dom';
+import { absorbSetCookie, withSession } from './auth/session';
+import { LAST_VARS_LOCAL } from './auth/request';
+import { capturePublishedIds } from './published-id-capture';
 import type { Primitive } from './types';
 
+const LAST_VARS = LAST_VARS_LOCAL;
+
+const names = (v: unknown): string[] => (v && typeof v === 'object' ? Object.keys(v as object) : []);
+const one = (v: unknown): string[] => (typeof v === 'string' && v ? [v] : []);
+
+/**
+ * P04 as the catalogue runs it: the chain's session (current role's headers and cookie jar) is
+ * added under the step's own headers (explicit headers win), Set-Cookie answers go back into the
+ * jar, and published tasks get the compatibility id capture (published-id-capture.ts). The
+ * recorded step inputs stay the DAG's own, so credentials never reach node records.
+ */
+const P04WithSession: Primitive = {
+  ...(P04 as unknown as Primitive),
+  produces: (i) => ({ exported: names(i.capture), local: ['previous', ...LAST_VARS] }),
+  async run(input, ctx) {
+    const inp = input as { path: string; headers: Record<string, string | number | boolean> };
+    const explicit: Record<string, string> = {};
+    for (const [k, v] of Object.entries(inp.headers ?? {})) explicit[k] = String(v);
+    const headers = withSession(ctx.state, inp.path, explicit);
+    const before = ctx.state.last;
+    const out = await P04.run({ ...(input as object), headers } as never, ctx);
+    if (ctx.state.last && ctx.state.last !== before) {
+      absorbSetCookie(ctx.state, ctx.state.last.headers['set-cookie']);
+      if (out.passed) {
+        const ids = capturePublishedIds(ctx);
+        if (ids.length) out.data = { ...(out.data ?? {}), compat_captured: ids };
+      }
+    }
+    return out;
+  },
+};
+
+const withProduces = (p: Primitive, produces: Primitive['produces']): Primitive => ({ ...p, produces });
+
 /** Every primitive saasbench runs. Adding one = one module + one line here. */
-export const CATALOGUE: Primitive[] = [P01, P02, P03, P04, P06, P07, P08, P09, P10, P12, P15] as Primitive[];
+export const CATALOGUE: Primitive[] = [
+  P01,
+  P02,
+  P03,
+  P04WithSession,
+  P05,
+  P06,
+  P07,
+  withProduces(P08 as unknown as Primitive, (i) => ({ exported: one(i.store_as), local: LAST_VARS })),
+  P09,
+  P10,
+  P11,
+  withProduces(P12 as unknown as Primitive, (i) => ({ exported: one(i.capture_stdout_as), local: ['previous'] })),
+  P13,
+  P14,
+  P15,
+  P16,
+  P21,
+  P23,
+  P27,
+  SCREENSHOT,
+  RENDER_DOM,
+] as Primitive[];

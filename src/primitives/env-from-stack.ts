@@ -1,7 +1,9 @@
 import { mkdirSync } from 'node:fs';
 import type { Logger } from 'pino';
 import { Client } from 'pg';
-import { exec, readFile } from '../sandbox';
+import { docker, exec, readFile } from '../sandbox';
+import { noRoles, rolesPort } from './auth/provider';
+import { manifestExtras, PUBLISHED_NO_ROLES } from './auth/task-roles';
 import type { Task } from '../tasks/task';
 import type { StackRef } from '../workflows/contracts';
 import type { PrimitiveEnv, SqlResult } from './types';
@@ -30,16 +32,27 @@ export function envFromStack(task: Task, stack: StackRef, artifactsDir: string, 
   const app = container(task.environment.appService);
   const db = task.environment.database;
   mkdirSync(artifactsDir, { recursive: true });
+  const baseUrl = appUrlOf(task, stack);
+  const execIn = async (service: string, command: string, opts?: { timeoutMs?: number; workdir?: string }) =>
+    exec(container(service), ['bash', '-c', command], { timeoutMs: opts?.timeoutMs, workdir: opts?.workdir ?? task.environment.workspace });
+  const extras = manifestExtras(task);
+  const declared = extras.roles;
+  const roles = Object.keys(declared).length
+    ? rolesPort(declared, { baseUrl, appService: task.environment.appService, exec: execIn, cacheKey: stack.project })
+    : noRoles(task.layout === 'published' ? PUBLISHED_NO_ROLES : 'this task declares no roles (task.yaml `roles:`; see docs/task-format.md)');
   return {
-    baseUrl: appUrlOf(task, stack),
+    baseUrl,
     workspace: task.environment.workspace,
     appService: task.environment.appService,
     services: Object.keys(stack.services),
     artifactsDir,
     log,
-    async exec(service, command, opts) {
-      return exec(container(service), ['bash', '-c', command], { timeoutMs: opts?.timeoutMs, workdir: opts?.workdir ?? task.environment.workspace });
-    },
+    taskDir: task.dir,
+    roles,
+    compat: { publishedIdCapture: extras.publishedIdCapture },
+    // webhooks: the app container reaches this host at its network's gateway address
+    webhookReceiver: () => gatewayOf(stack.network),
+    exec: execIn,
     readFile: (path, maxBytes) => readFile(app, path, { maxBytes }),
     async statPath(path) {
       const r = await exec(app, ['bash', '-c', `if [ -d ${q(path)} ]; then echo dir; elif [ -e ${q(path)} ]; then echo file; fi`]);
@@ -71,4 +84,24 @@ export function envFromStack(task: Task, stack: StackRef, artifactsDir: string, 
         }
       : undefined,
   };
+}
+
+const gateways = new Map<string, Promise<{ bindHost: string; urlHost: string }>>();
+
+/** The host side of a stack's bridge network: where P27's receiver listens and what the app calls. */
+function gatewayOf(network: string): Promise<{ bindHost: string; urlHost: string }> {
+  let p = gateways.get(network);
+  if (!p) {
+    p = docker()
+      .getNetwork(network)
+      .inspect()
+      .then((info: { IPAM?: { Config?: { Gateway?: string }[] } }) => {
+        const gw = info.IPAM?.Config?.find((c) => c.Gateway)?.Gateway;
+        if (!gw) throw new InfraError(`network ${network} has no gateway address`);
+        return { bindHost: gw, urlHost: gw };
+      });
+    p.catch(() => gateways.delete(network));
+    gateways.set(network, p);
+  }
+  return p;
 }

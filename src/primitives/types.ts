@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type { Logger } from 'pino';
 import type { Json } from '../json';
+import type { Browser } from 'playwright-core';
 
 /** What a primitive reports. `passed` drives the node score; `data` is evidence for the report. */
 export interface PrimitiveOutcome {
@@ -56,15 +57,76 @@ export interface PrimitiveEnv {
   /** directory for artifacts of this node (screenshots, raw bodies) */
   artifactsDir: string;
   log: Logger;
+  /** the task folder (P17 `rubric_file` is relative to it) */
+  taskDir?: string;
+  /** how each declared role obtains credentials (P13); unset = the task declares no roles */
+  roles?: RolesPort;
+  /** a running Chromium for SCREENSHOT / RENDER_DOM; unset = launch the process-wide shared one */
+  browser?: () => Promise<Browser>;
+  /**
+   * Where P27 listens for webhook deliveries: `bindHost` on this machine, `urlHost` as the app
+   * container reaches it (e.g. the Docker bridge gateway). Default 127.0.0.1 for both.
+   */
+  webhookReceiver?: () => Promise<{ bindHost: string; urlHost: string }>;
+  /** compatibility behaviours switched on for published SaaSBench tasks (docs/compatibility.md) */
+  compat?: {
+    /** after a 2xx JSON response, copy id-like fields into chain variables (exported) */
+    publishedIdCapture?: boolean;
+  };
+}
+
+/** Credentials of one role, as P13 obtained them. Values are secrets: never logged or recorded. */
+export interface RoleCredentials {
+  role: string;
+  /** 'login' (HTTP login), 'api_key' (static header pair), 'seed' (command in a container), 'anonymous' */
+  kind: 'login' | 'api_key' | 'seed' | 'anonymous';
+  headers: Record<string, string>;
+  cookies: StoredCookie[];
+  username?: string;
+  /** a line for the step message, without secrets (e.g. "POST /login → 200, cookie sid") */
+  summary: string;
+}
+
+export interface StoredCookie {
+  name: string;
+  value: string;
+  path: string;
+  /** epoch ms; undefined = session cookie */
+  expires?: number;
+}
+
+export interface RolesPort {
+  /** role names the task declares */
+  declared(): string[];
+  /** declared username of a role, if any (SCREENSHOT `login_as` maps a username onto a role) */
+  usernameOf(role: string, vars: Record<string, Json>): string | undefined;
+  /** obtain credentials; throws RoleError with a clear message when that is impossible */
+  credentials(role: string, opts: { vars: Record<string, Json>; method?: string; forceRefresh?: boolean }): Promise<RoleCredentials>;
+}
+
+/** The chain's session state: the current role and one cookie jar + header set per role. */
+export interface ChainAuth {
+  /** the role P13 selected last; undefined = no role (the chain's anonymous jar) */
+  role?: string;
+  sessions: Record<string, { headers: Record<string, string>; cookies: StoredCookie[]; kind: RoleCredentials['kind']; failed?: boolean }>;
 }
 
 export interface JudgeRequest {
   rubric: string;
   maxScore: number;
   evidence: { text: string; images?: { mediaType: string; base64: string }[] };
+  /** lower end of the score range (default 0); the judge scores within [minScore, maxScore] */
+  minScore?: number;
+  /** how many times an unparseable reply is asked again (default 2) */
+  parseRetries?: number;
+  /** accept only a JSON object reply (no prose fallbacks) */
+  strictJson?: boolean;
 }
+export type JudgeVerdict =
+  | { skipped: true; reason: string }
+  | { skipped: false; score: number; reasoning: string; cached?: boolean; parseFailed?: boolean; raw?: string };
 export interface JudgePort {
-  judge(req: JudgeRequest): Promise<{ skipped: true; reason: string } | { skipped: false; score: number; reasoning: string }>;
+  judge(req: JudgeRequest): Promise<JudgeVerdict>;
 }
 
 /** The chain's mutable state: variables it can read, what it exports to dependents, last response. */
@@ -72,6 +134,8 @@ export interface ChainState {
   vars: Record<string, Json>;
   exports: Record<string, Json>;
   last?: LastResponse;
+  /** role sessions of this chain (P13 sets the role; HTTP primitives send its credentials) */
+  auth?: ChainAuth;
 }
 
 export interface PrimitiveContext {
@@ -87,6 +151,11 @@ export interface Primitive<S extends z.ZodType = z.ZodType> {
   name: string;
   schema: S;
   run(input: z.infer<S>, ctx: PrimitiveContext): Promise<PrimitiveOutcome>;
+  /**
+   * Variables a step with these (raw, untemplated) inputs may set: `exported` ones reach dependent
+   * nodes, `local` ones only later steps of the same chain. Used by the load-time placeholder check.
+   */
+  produces?(inputs: Record<string, unknown>): { exported: string[]; local: string[] };
 }
 
 export function definePrimitive<S extends z.ZodType>(p: Primitive<S>): Primitive<S> {

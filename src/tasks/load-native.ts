@@ -5,6 +5,7 @@ import { jsonPath } from '../json';
 import { InvalidInputError, type InputIssue } from '../errors';
 import { TaskManifestSchema } from './manifest-schema';
 import { checkDag } from './validate-dag';
+import { checkPlaceholders } from './placeholders';
 import { hashTree } from './hash';
 import type { Task } from './task';
 
@@ -55,8 +56,15 @@ export function loadNativeTask(dirArg: string): LoadResult {
   if (kbFile && existsSync(kbFile)) readJson(kbFile, issues);
   if (issues.length) return { task: null, issues };
 
-  const check = checkDag(readJson(dagFile, issues), dagFile);
+  const rawDag = readJson(dagFile, issues) as { nodes?: unknown[] } | undefined;
+  const check = checkDag(rawDag, dagFile);
   issues.push(...check.issues);
+  const notes: string[] = [];
+  if (Array.isArray(rawDag?.nodes)) {
+    const ph = checkPlaceholders(check.dag, rawDag.nodes, { file: dagFile, variables: Object.keys(m.variables), publishedIdCapture: m.compat?.published_id_capture });
+    if (m.compat?.unresolved_placeholders === 'runtime') notes.push(...ph.map((i) => `unresolvable placeholder at ${i.path} (node ${i.nodeId}); it fails at run time: ${i.message}`));
+    else issues.push(...ph);
+  }
   const task: Task = {
     id: m.id,
     title: m.title,
@@ -75,7 +83,7 @@ export function loadNativeTask(dirArg: string): LoadResult {
     hash: hashTree(dir),
     unsupported: check.unsupported,
   };
-  return { task, issues };
+  return { task, issues, ...(notes.length ? { notes } : {}) };
 }
 
 export function loadTaskOrThrow(dir: string, load: (d: string) => LoadResult = loadNativeTask): Task {

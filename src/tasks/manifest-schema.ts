@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { JsonSchema } from '../json';
+import { RolesSchema } from '../primitives/auth/roles-schema';
 
 const Rel = z.string().min(1);
 
@@ -35,6 +36,18 @@ export const TaskManifestSchema = z
     variables: z.record(z.string(), JsonSchema).default({}),
     /** upstream codebases the agent must not clone or download (repo slugs or URLs); audited in the transcript */
     forbiddenSources: z.array(z.string().min(3)).optional(),
+    /** how the evaluator obtains each role's credentials (P13); see docs/task-format.md */
+    roles: RolesSchema.optional(),
+    /** behaviours kept for tasks imported from the published SaaSBench layout (docs/compatibility.md) */
+    compat: z
+      .object({
+        /** copy id-like fields of 2xx JSON responses into chain variables (src/primitives/published-id-capture.ts) */
+        published_id_capture: z.boolean().default(false),
+        /** "runtime": a placeholder no step can produce is a load-time note and fails its step at run time */
+        unresolved_placeholders: z.enum(['error', 'runtime']).default('error'),
+      })
+      .strict()
+      .optional(),
   })
   .strict();
 

@@ -1,0 +1,111 @@
+import { z } from 'zod';
+import { JsonSchema, type Json } from '../json';
+import { show } from './compare';
+import { appendQuery, HttpTransportError } from './http';
+import { HTTP_METHODS } from './p04-http-request';
+import { RoleError } from './auth/provider';
+import { LAST_VARS_LOCAL, sessionRequest } from './auth/request';
+import { currentRole, ensureRoleSession } from './auth/session';
+import { definePrimitive } from './types';
+
+const Status = z.number().int().min(100).max(599);
+const ACTION = /^\s*([A-Za-z]+)\s+(\/\S*)\s*$/;
+
+export const DEFAULT_DENIED = [401, 403, 404, 422];
+export const STRICT_DENIED = [401, 403];
+
+export const P14Schema = z
+  .object({
+    /** "METHOD /path", e.g. "DELETE /t/{{topic_id}}.json" */
+    action: z
+      .string()
+      .refine((a) => ACTION.test(a) && (HTTP_METHODS as readonly string[]).includes(ACTION.exec(a)![1].toUpperCase()), 'action is "METHOD /path" with an HTTP method')
+      .optional(),
+    method: z.string().transform((m) => m.toUpperCase()).pipe(z.enum(HTTP_METHODS)).optional(),
+    path: z.string().startsWith('/').optional(),
+    /** act as this role for this request only (default: the chain's current role) */
+    role: z.string().regex(/^[A-Za-z0-9_.-]+$/).optional(),
+    expected_result: z.enum(['allowed', 'denied']),
+    /** additionally, the status must be one of these */
+    expected_status: z.union([Status, z.array(Status).min(1)]).transform((s) => (Array.isArray(s) ? s : [s])).optional(),
+    body: JsonSchema.optional(),
+    headers: z.record(z.string().min(1), z.union([z.string(), z.number(), z.boolean()])).default({}),
+    /** denied means 401/403 only (default also 404 and 422) */
+    strict_denied_codes_only: z.boolean().default(false),
+    denied_codes_extend: z.array(Status).default([]),
+    allowed_codes_extend: z.array(Status).default([]),
+    timeout: z.number().positive().max(600).default(15),
+  })
+  .strict()
+  .superRefine((v, ctx) => {
+    const viaAction = v.action !== undefined;
+    const viaParts = v.method !== undefined || v.path !== undefined;
+    if (viaAction === viaParts) ctx.addIssue({ code: 'custom', path: ['action'], message: 'give action ("METHOD /path") or method + path' });
+    if (viaParts && (v.method === undefined || v.path === undefined)) ctx.addIssue({ code: 'custom', path: [v.method === undefined ? 'method' : 'path'], message: 'method and path go together' });
+    const both = v.denied_codes_extend.filter((c) => v.allowed_codes_extend.includes(c));
+    if (both.length) ctx.addIssue({ code: 'custom', path: ['allowed_codes_extend'], message: `codes both allowed and denied: ${both.join(', ')}` });
+    for (const [i, s] of (v.expected_status ?? []).entries()) {
+      if (v.expected_result === 'denied' && s < 400 && !v.denied_codes_extend.includes(s)) ctx.addIssue({ code: 'custom', path: ['expected_status', i], message: `status ${s} cannot mean denied` });
+      if (v.expected_result === 'allowed' && s >= 400 && !v.allowed_codes_extend.includes(s)) ctx.addIssue({ code: 'custom', path: ['expected_status', i], message: `status ${s} cannot mean allowed` });
+    }
+  });
+
+export function classify(status: number, input: { strict_denied_codes_only: boolean; denied_codes_extend: number[]; allowed_codes_extend: number[] }): 'allowed' | 'denied' | 'neither' {
+  const denied = new Set([...(input.strict_denied_codes_only ? STRICT_DENIED : DEFAULT_DENIED), ...input.denied_codes_extend]);
+  if (input.allowed_codes_extend.includes(status)) return 'allowed';
+  if (denied.has(status)) return 'denied';
+  return status < 400 ? 'allowed' : 'neither';
+}
+
+/**
+ * P14: one request as a role; passes when the answer means what `expected_result` says. Denied =
+ * 401/403 (strict_denied_codes_only) or 401/403/404/422 (default), plus denied_codes_extend;
+ * allowed = any status < 400 that is not denied, plus allowed_codes_extend; a 5xx is neither.
+ * With expected_status the status must also be one of those.
+ */
+export const P14 = definePrimitive({
+  id: 'P14',
+  name: 'permission_check',
+  schema: P14Schema,
+  produces: () => ({ exported: [], local: LAST_VARS_LOCAL }),
+  async run(input, ctx) {
+    const m = input.action ? ACTION.exec(input.action)! : undefined;
+    const method = m ? m[1].toUpperCase() : input.method!;
+    let path = m ? m[2] : input.path!;
+    const role = input.role ?? currentRole(ctx.state);
+    if (input.role) {
+      try {
+        await ensureRoleSession(ctx, input.role);
+      } catch (e) {
+        if (e instanceof RoleError) return { passed: false, message: `cannot act as role ${input.role}: ${e.message}` };
+        throw e;
+      }
+    }
+    const headers: Record<string, string> = {};
+    for (const [k, v] of Object.entries(input.headers)) headers[k] = String(v);
+    let json: unknown;
+    if (input.body !== undefined) {
+      if (method === 'GET' || method === 'HEAD') {
+        if (input.body === null || typeof input.body !== 'object' || Array.isArray(input.body)) return { passed: false, message: `a ${method} body is sent as the query string and must be an object` };
+        path = appendQuery(path, input.body as Record<string, Json>);
+      } else json = input.body;
+    }
+    let res;
+    try {
+      res = await sessionRequest(ctx, { method, path, headers, json, role, timeoutMs: input.timeout * 1000 });
+    } catch (e) {
+      if (e instanceof HttpTransportError) return { passed: false, message: `${method} ${path} as ${role ?? 'no role'}: no response: ${e.message}` };
+      throw e;
+    }
+    const got = classify(res.status, input);
+    const problems: string[] = [];
+    if (got !== input.expected_result) problems.push(`${res.status} means ${got === 'neither' ? 'an error (neither allowed nor denied)' : got}, expected ${input.expected_result}`);
+    if (input.expected_status && !input.expected_status.includes(res.status)) problems.push(`status ${res.status}, expected ${input.expected_status.join('/')}`);
+    const head = `${method} ${path} as ${role ?? 'no role'} → ${res.status}`;
+    return {
+      passed: problems.length === 0,
+      message: problems.length ? `${head}: ${problems.join('; ')}; body ${show(res.body, 200)}` : `${head}: ${input.expected_result} as expected`,
+      data: { method, path, role: role ?? null, status: res.status, classified: got, expected: input.expected_result },
+    };
+  },
+});

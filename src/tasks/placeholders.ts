@@ -1,0 +1,105 @@
+import type { InputIssue } from '../errors';
+import { jsonPath } from '../json';
+import { findPrimitive } from '../primitives/registry';
+import { ID_LIKE } from '../primitives/published-id-capture';
+import type { Dag } from './dag-schema';
+import { ancestorsInOrder, topoOrder } from './topo';
+
+/** Variables every chain has (src/activities/evaluate-node.ts). */
+export const BUILTIN_VARS = ['run_id', 'base_url'];
+
+/** Step types whose response the published-compatibility id capture reads. */
+const HTTP_TYPES = new Set(['P04', 'HTTP_REQUEST', 'P05', 'API_CRUD', 'P14', 'PERMISSION_CHECK', 'P16', 'RESPONSE_TIME_CHECK', 'P23', 'FILE_UPLOAD_DOWNLOAD', 'P27', 'WEBHOOK_DELIVERY']);
+
+const PLACEHOLDER = /\{\{\s*([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z0-9_]+)*)\s*\}\}/g;
+
+export interface PlaceholderCheckOptions {
+  file: string;
+  /** names of the task's seeded variables */
+  variables: readonly string[];
+  builtins?: readonly string[];
+  /** published tasks: id-like names may come from the compatibility id capture of an earlier HTTP step */
+  publishedIdCapture?: boolean;
+}
+
+function* placeholders(v: unknown, path: (string | number)[] = []): Generator<{ name: string; path: (string | number)[] }> {
+  if (typeof v === 'string') {
+    for (const m of v.matchAll(PLACEHOLDER)) yield { name: m[1], path };
+  } else if (Array.isArray(v)) {
+    for (const [i, x] of v.entries()) yield* placeholders(x, [...path, i]);
+  } else if (v && typeof v === 'object') {
+    for (const [k, x] of Object.entries(v)) yield* placeholders(x, [...path, k]);
+  }
+}
+
+function produced(type: string, inputs: Record<string, unknown>): { exported: string[]; local: string[] } {
+  const p = findPrimitive(type);
+  try {
+    return p?.produces?.(inputs) ?? { exported: [], local: [] };
+  } catch {
+    return { exported: [], local: [] };
+  }
+}
+
+/** May the compatibility capture have produced `name` (`topic_id`, `id`, `category.id`)? */
+function compatName(name: string): boolean {
+  const [head, ...rest] = name.split('.');
+  return ID_LIKE.test(head) || (rest.length === 1 && ID_LIKE.test(rest[0]));
+}
+
+/**
+ * Load-time check that every `{{name}}` a step uses can be produced before it runs: by an earlier
+ * step of its chain (capture, store_as, capture_stdout_as, `previous`, …), by a transitive prereq's
+ * exported captures, by the task variables, or by a builtin. One issue per placeholder and place,
+ * naming the node and the JSON path of the string that holds it. The runtime check stays: a
+ * capture that the app did not deliver still fails the step naming the variable.
+ */
+export function checkPlaceholders(dag: Dag, rawNodes: readonly unknown[], o: PlaceholderCheckOptions): InputIssue[] {
+  const issues: InputIssue[] = [];
+  const base = new Set([...o.variables, ...(o.builtins ?? BUILTIN_VARS)]);
+  const indexOf = new Map<string, number>();
+  rawNodes.forEach((n, i) => {
+    const id = (n as { id?: unknown })?.id;
+    if (typeof id === 'string' && !indexOf.has(id)) indexOf.set(id, i);
+  });
+  const exportsOf = new Map<string, Set<string>>();
+  const httpIn = new Map<string, boolean>();
+  for (const n of dag.nodes) {
+    const ex = new Set<string>();
+    for (const s of n.chain) for (const v of produced(s.type, s.inputs).exported) ex.add(v);
+    exportsOf.set(n.id, ex);
+    httpIn.set(n.id, n.chain.some((s) => HTTP_TYPES.has(s.type.toUpperCase())));
+  }
+  const order = topoOrder(dag.nodes);
+  for (const n of dag.nodes) {
+    const ancestors = ancestorsInOrder(n.id, dag.nodes, order);
+    const available = new Set(base);
+    let http = false;
+    for (const a of ancestors) {
+      for (const v of exportsOf.get(a) ?? []) available.add(v);
+      http ||= !!httpIn.get(a);
+    }
+    const i = indexOf.get(n.id);
+    n.chain.forEach((step, j) => {
+      const seen = new Set<string>();
+      for (const ph of placeholders(step.inputs)) {
+        const head = ph.name.split('.')[0];
+        if (available.has(head) || (o.publishedIdCapture && http && compatName(ph.name))) continue;
+        const where = jsonPath(ph.path, `nodes[${i ?? '?'}].primitive_chain[${j}].inputs`);
+        if (seen.has(`${ph.name}@${where}`)) continue;
+        seen.add(`${ph.name}@${where}`);
+        const from = ancestors.length ? `its prereqs (${ancestors.join(', ')})` : 'its prereqs (none)';
+        issues.push({
+          file: o.file,
+          path: where,
+          nodeId: n.id,
+          message: `placeholder {{${ph.name}}} is produced by no earlier step of this chain, none of ${from}, no task variable and no builtin (${[...(o.builtins ?? BUILTIN_VARS)].join(', ')})`,
+        });
+      }
+      const p = produced(step.type, step.inputs);
+      for (const v of [...p.exported, ...p.local]) available.add(v);
+      http ||= HTTP_TYPES.has(step.type.toUpperCase());
+    });
+  }
+  return issues;
+}
