@@ -19,6 +19,10 @@ export async function persistResults(i: { ref: RolloutRef; result: RolloutResult
   // Nodes that never ran (skipped) have no record on disk; their outcome is the record.
   const nodeResults = result.outcomes.map((o) => records.get(o.nodeId) ?? { ...o, steps: [] });
   writeJson(join(dir, 'node_results.json'), nodeResults);
+  const integrity = result.agentRun.integrity;
+  // Evaluator access voids the score (the published harness's VOIDED_BY_LEAK): the report shows 0,
+  // keeps the original beside it, and says why.
+  const voided = integrity?.verdict === 'voided';
   const report = {
     workflowId: result.workflowId,
     rolloutKey: result.rolloutKey,
@@ -29,8 +33,16 @@ export async function persistResults(i: { ref: RolloutRef; result: RolloutResult
     sweep: result.sweep,
     host: result.host,
     input: { budgetSeconds: i.input.budgetSeconds, idleSeconds: i.input.idleSeconds, evaluation: i.input.evaluation },
-    agentRun: result.agentRun,
-    overall: result.score.overall,
+    agentRun: { ...result.agentRun, trajectory: undefined, integrity: undefined },
+    trajectory: result.agentRun.trajectory ?? null,
+    integrity: integrity ?? null,
+    status: voided ? 'VOIDED_BY_LEAK' : 'SCORED',
+    ...(voided
+      ? {
+          voided: { reason: `evaluator access in the transcript (${integrity.evaluatorHits} hit(s)); see integrity.samples`, originalOverall: result.score.overall, originalNonLlm: result.score.nonLlm },
+        }
+      : {}),
+    overall: voided ? { ...result.score.overall, score: 0, pct: result.score.overall.pct === null ? null : 0 } : result.score.overall,
     nonLlm: result.score.nonLlm,
     judgeDroppedMaxScore: result.score.judgeDroppedMaxScore,
     byCategory: result.score.byCategory,

@@ -2,8 +2,19 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Context } from '@temporalio/activity';
 import { createAgent } from '../agents/factory';
+import { ensureAgentBinary } from '../agents/install';
+import { auditTranscript } from '../agents/integrity';
+import { gatewayOf, startRelay, type Relay } from '../agents/llm-relay';
+import { checkAgentModel, resolveModel, upstreamOf } from '../agents/models';
 import { superviseAgent, type SupervisionState } from '../agents/supervisor';
+import { toAtif } from '../agents/trajectory/atif';
+import { readAttempts } from '../agents/trajectory/files';
+import { summarize } from '../agents/trajectory/types';
+import type { AgentContext, AgentDriver } from '../agents/types';
 import { rolloutLogger } from '../log';
+import { snapshotDatabase, snapshotWorkspace } from '../agents/snapshot';
+import { writeJson } from '../runs/files';
+import type { Task } from '../tasks/task';
 import type { AgentRunSummary, RolloutInput, RolloutRef } from '../workflows/contracts';
 import { taskFor } from './task-cache';
 
@@ -23,20 +34,21 @@ export async function runAgent(i: RunAgentInput): Promise<AgentRunSummary> {
   const driver = createAgent(i.agent);
   const log = rolloutLogger(i.ref.rolloutKey, { activity: 'runAgent', agent: i.agent, attempt: actx.info.attempt });
   const resumeFrom = actx.info.heartbeatDetails as SupervisionState | undefined;
-  return superviseAgent(
-    driver,
-    {
-      rolloutKey: i.ref.rolloutKey,
-      task,
-      stack: i.ref.stack,
-      container: i.ref.stack.services[task.environment.appService].container,
-      workspace: task.environment.workspace,
-      model: i.model,
-      runDir: i.ref.runDir,
-      prompt: readFileSync(join(i.ref.runDir, 'prompt.md'), 'utf8'),
-      log,
-    },
-    {
+  const ctx: AgentContext = {
+    rolloutKey: i.ref.rolloutKey,
+    task,
+    stack: i.ref.stack,
+    container: i.ref.stack.services[task.environment.appService].container,
+    workspace: task.environment.workspace,
+    model: i.model,
+    runDir: i.ref.runDir,
+    prompt: readFileSync(join(i.ref.runDir, 'prompt.md'), 'utf8'),
+    log,
+  };
+  if (!resumeFrom) await withBeats(actx, () => preinstall(driver.name));
+  const relay = await startRelayFor(driver, ctx, i);
+  try {
+    const run = await superviseAgent(driver, ctx, {
       budgetSeconds: i.budgetSeconds,
       idleSeconds: i.idleSeconds,
       transientRetries: i.retry.transientRetries,
@@ -45,6 +57,67 @@ export async function runAgent(i: RunAgentInput): Promise<AgentRunSummary> {
       resumeFrom,
       heartbeat: (s) => actx.heartbeat(s),
       sleep: (ms) => actx.sleep(ms),
-    },
-  );
+    });
+    actx.heartbeat();
+    await snapshotWorkspace(ctx.container, ctx.workspace, ctx.runDir).catch((err: Error) => log.warn({ err: err.message }, 'workspace snapshot failed'));
+    const db = task.environment.database;
+    if (db) await snapshotDatabase(i.ref.stack.services[db.service].container, db, ctx.runDir).catch((err: Error) => log.warn({ err: err.message }, 'database snapshot failed'));
+    return await finishRun(driver, ctx, task, run);
+  } finally {
+    if (relay) {
+      writeJson(join(ctx.runDir, 'agent', 'relay-stats.json'), relay.stats);
+      await relay.close();
+    }
+  }
+}
+
+/** Resolve (npm-installing a non-default pinned version on first use) the CLI binary before launch. */
+async function preinstall(agent: string): Promise<void> {
+  if (agent === 'claude-code' || agent === 'codex') await ensureAgentBinary(agent);
+}
+
+/** Heartbeat (without details: nothing to re-attach to yet) while a slow preparation step runs. */
+async function withBeats<T>(actx: Context, f: () => Promise<T>): Promise<T> {
+  const t = setInterval(() => actx.heartbeat(), 10_000);
+  try {
+    return await f();
+  } finally {
+    clearInterval(t);
+  }
+}
+
+/**
+ * Agents that talk to a model get a per-rollout LLM relay (src/agents/llm-relay.ts): on the rollout
+ * network's gateway for agents in the container, on 127.0.0.1 for agents on the host. The real key
+ * stays in this process.
+ */
+async function startRelayFor(driver: AgentDriver, ctx: AgentContext, i: RunAgentInput): Promise<Relay | null> {
+  if (!driver.llmApi) return null;
+  const m = resolveModel(i.model);
+  checkAgentModel(driver.name, m);
+  const upstream = upstreamOf(m);
+  const bindHost = driver.site === 'host' ? '127.0.0.1' : await gatewayOf(i.ref.stack.network, ctx.container);
+  const relay = await startRelay({ key: i.ref.rolloutKey, bindHost, upstream, stateDir: join(i.ref.runDir, 'agent'), bodyOverrides: m.relayBodyOverrides, log: ctx.log });
+  ctx.llm = { baseUrl: relay.url, token: relay.token };
+  return relay;
+}
+
+/** The agent's transcript → trajectory.json, trajectory.atif.json and the integrity verdict. */
+async function finishRun(driver: AgentDriver, ctx: AgentContext, task: Task, run: AgentRunSummary): Promise<AgentRunSummary> {
+  if (!driver.finalize) return run;
+  const attempts = readAttempts(ctx.runDir, run.history);
+  const trajectory = await driver.finalize(ctx, attempts);
+  const files: string[] = [];
+  if (trajectory) {
+    const full = { ...trajectory, exitReason: run.exitReason, agentSeconds: run.agentSeconds, attemptsRecord: run.history };
+    writeJson(join(ctx.runDir, 'trajectory.json'), full);
+    writeJson(join(ctx.runDir, 'trajectory.atif.json'), toAtif(trajectory, { saasbench: { rollout: ctx.rolloutKey, exit_reason: run.exitReason, agent_seconds: run.agentSeconds, attempts: run.history } }));
+    files.push('trajectory.json', 'trajectory.atif.json');
+  }
+  const rawLines = attempts.flatMap((a) => a.stdout.split('\n'));
+  const integrity = auditTranscript(task, trajectory, rawLines);
+  writeJson(join(ctx.runDir, 'integrity.json'), integrity);
+  if (integrity.verdict !== 'clean') ctx.log.warn({ verdict: integrity.verdict, evaluatorHits: integrity.evaluatorHits, forbiddenSourceHits: integrity.forbiddenSourceHits }, 'transcript audit found something');
+  const events = { 'claude-code': 'claude_events.jsonl', codex: 'codex_events.jsonl', openhands: 'openhands_events.jsonl' }[driver.name];
+  return { ...run, ...(trajectory ? { trajectory: summarize(trajectory, [...(events ? [events] : []), ...files, 'integrity.json']) } : {}), integrity };
 }

@@ -1,4 +1,6 @@
 import { AgentConfigError } from '../errors';
+import { claudeCodeAgent } from './claude-code';
+import { codexAgent } from './codex';
 import { noopAgent } from './noop';
 import { oracleAgent } from './oracle';
 import type { AgentDriver } from './types';
@@ -6,6 +8,8 @@ import type { AgentDriver } from './types';
 const AGENTS: Record<string, AgentDriver> = {
   [noopAgent.name]: noopAgent,
   [oracleAgent.name]: oracleAgent,
+  [claudeCodeAgent.name]: claudeCodeAgent,
+  [codexAgent.name]: codexAgent,
 };
 
 export function agentNames(): string[] {

@@ -34,8 +34,6 @@ export interface AgentLaunch {
   script: string;
   env?: Record<string, string>;
   workdir?: string;
-  /** where the process runs: inside the app container (default) or on the worker host (OpenHands) */
-  site?: 'container' | 'host';
 }
 
 /** What one attempt left behind, for deciding about a retry and for the trajectory. */
@@ -64,6 +62,8 @@ export interface AgentDriver {
   transientFailure?(out: AttemptOutput): string | null;
   /** Did the attempt finish its work (e.g. a successful `result` event), whatever its exit code? */
   completed?(out: AttemptOutput): boolean;
+  /** Where the agent process runs: inside the app container (default) or on the worker host (OpenHands). */
+  site?: 'container' | 'host';
   /** The model API this agent speaks; the activity starts an LLM relay for it and sets ctx.llm. */
   llmApi?: 'anthropic' | 'openai' | 'any';
   /**

@@ -50,6 +50,8 @@ export interface FakeServer {
   port: number;
   requests: RecordedRequest[];
   modelCalls(): RecordedRequest[];
+  /** switch to another script/faults; model-call numbering starts again at 1, the request log is cleared */
+  configure(next: Pick<FakeOptions, 'script' | 'faults'>): void;
   close(): Promise<void>;
 }
 
@@ -70,6 +72,7 @@ export async function startFake(
 ): Promise<FakeServer> {
   const requests: RecordedRequest[] = [];
   const sockets = new Set<Socket>();
+  const timers = new Set<NodeJS.Timeout>();
   let modelCalls = 0;
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -102,7 +105,18 @@ export async function startFake(
       const fault = opts.faults?.[rec.modelCall];
       if (fault) rec.fault = fault.kind;
       const run = async () => {
-        if (fault?.kind === 'delay') await new Promise((r) => setTimeout(r, fault.ms));
+        if (fault?.kind === 'delay') {
+          await new Promise<void>((r) => {
+            const t = setTimeout(r, fault.ms);
+            timers.add(t);
+            req.socket.once('close', () => {
+              clearTimeout(t);
+              timers.delete(t);
+              r();
+            });
+          });
+        }
+        if (res.destroyed || req.socket.destroyed) return; // the client gave up meanwhile
         await handleModel({ req, res, body, rec, fault });
       };
       run().catch((err: Error) => {
@@ -123,8 +137,15 @@ export async function startFake(
     port,
     requests,
     modelCalls: () => requests.filter((r) => r.modelCall !== undefined),
+    configure(next) {
+      opts.script = next.script;
+      opts.faults = next.faults;
+      modelCalls = 0;
+      requests.length = 0;
+    },
     close: () =>
       new Promise<void>((resolve) => {
+        for (const t of timers) clearTimeout(t);
         for (const s of sockets) s.destroy();
         server.close(() => resolve());
       }),
