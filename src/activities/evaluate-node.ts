@@ -9,6 +9,7 @@ import { judgeFor } from '../judge/judge-port';
 import type { EvaluateNodeInput } from '../workflows/contracts';
 import { taskFor } from './task-cache';
 import { withHeartbeat } from './heartbeat';
+import { runIdOf } from '../evaluation/run-id';
 
 /** The per-node record on disk: the outcome plus every primitive's resolved inputs and evidence. */
 export interface NodeRecord extends NodeOutcome {
@@ -40,7 +41,7 @@ async function evaluate(i: EvaluateNodeInput): Promise<NodeOutcome> {
   const env = envFromStack(task, i.ref.stack, join(i.ref.runDir, 'artifacts', i.nodeId), log);
   const judge = judgeFor(i.judge, config.judge());
   if (judge) env.judge = judge;
-  const vars = { run_id: shortId(i.ref.rolloutKey), base_url: env.baseUrl, ...task.variables, ...i.vars };
+  const vars = { run_id: runIdOf(i.ref.rolloutKey), base_url: env.baseUrl, ...task.variables, ...i.vars };
   const started = Date.now();
   const run = await runNode(node, env, { judgeEnabled: !!judge, vars });
   const record: NodeRecord = {
@@ -69,11 +70,4 @@ async function evaluate(i: EvaluateNodeInput): Promise<NodeOutcome> {
 function outcomeOf(r: NodeRecord): NodeOutcome {
   const { nodeId, status, score, maxScore, method, category, subcategory, message, exports, durationMs } = r;
   return { nodeId, status, score, maxScore, method, category, subcategory, message: message.slice(0, 500), exports, durationMs };
-}
-
-/** A short, stable id for data a node creates, so repeated evaluations don't collide on unique keys. */
-function shortId(key: string): string {
-  let h = 0;
-  for (const c of key) h = (h * 31 + c.charCodeAt(0)) >>> 0;
-  return h.toString(36);
 }

@@ -1,6 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { writeAtomic, writeJson } from '../runs/files';
+import { readJsonIfExists, writeAtomic, writeJson } from '../runs/files';
+import type { RolloutLock } from '../runs/lock';
 import { renderSummaryMarkdown } from '../report/summary-md';
 import type { RolloutInput, RolloutRef, RolloutResult } from '../workflows/contracts';
 
@@ -52,6 +53,8 @@ export async function persistResults(i: { ref: RolloutRef; result: RolloutResult
     timings: result.timings,
     finishedAt: new Date().toISOString(),
   };
+  const lock = readJsonIfExists<RolloutLock>(join(dir, 'lock.json'));
+  if (lock) writeJson(join(dir, 'lock.json'), { ...lock, agent: { name: result.agent, cliVersion: result.agentRun.cliVersion ?? null, model: result.model }, judge: i.input.evaluation.judge });
   writeJson(join(dir, 'report.json'), report);
   writeAtomic(join(dir, 'summary.md'), renderSummaryMarkdown(result));
   return { runDir: dir };

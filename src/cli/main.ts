@@ -12,6 +12,7 @@ import { validateTaskCommand } from './tasks-validate';
 import { importTaskCommand } from './tasks-import';
 import { buildTaskImages } from './images';
 import { cleanCommand } from './clean';
+import { rescoreCommand } from './rescore';
 import { temporalTarget } from './temporal-target';
 import { repoRoot } from '../temporal/tools';
 import { join } from 'node:path';
@@ -145,6 +146,12 @@ program
   .command('build <dir>')
   .description('build the images a task\'s stack needs (skipped when up to date)')
   .action((dir: string) => exitWith(buildTaskImages(dir)));
+
+program
+  .command('rescore <rollout>')
+  .description('re-run the evaluation of a finished rollout on its preserved workspace; report lock and status changes')
+  .option('--json', 'print the changes as JSON')
+  .action((rollout: string, o: { json?: boolean }) => exitWith(rescoreCommand(rollout, o)));
 
 program
   .command('clean')

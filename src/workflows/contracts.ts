@@ -122,6 +122,8 @@ export interface AgentRunSummary {
   trajectory?: TrajectorySummary;
   /** transcript audit: evaluator access or forbidden sources (src/agents/integrity.ts) */
   integrity?: IntegrityReport;
+  /** the agent CLI's version, when it reports one */
+  cliVersion?: string | null;
 }
 
 /** What goes into the Temporal payload and report.json about the agent's trajectory: small, no transcript text. */

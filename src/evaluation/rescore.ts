@@ -1,0 +1,80 @@
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Logger } from 'pino';
+import { InvalidInputError } from '../errors';
+import type { ProcessRecord } from '../agents/snapshot';
+import { buildImages, docker, downStack, exec, loadCompose, upStack, writeFiles } from '../sandbox';
+import { diffLock, harnessLock, imagesLock, taskLock, type LockChange, type RolloutLock } from '../runs/lock';
+import { readJsonIfExists } from '../runs/files';
+import { loadRunnableTask } from '../tasks/load';
+import type { NodeOutcome } from '../scoring/types';
+import { evaluateLocally } from './evaluate-local';
+import { appUrlOf } from '../primitives/env-from-stack';
+import { runIdOf } from './run-id';
+
+export interface RescoreResult {
+  rolloutKey: string;
+  lockChanges: LockChange[];
+  outcomes: NodeOutcome[];
+  /** nodes whose status differs from the recorded run */
+  statusChanges: { nodeId: string; before: string | null; after: string }[];
+}
+
+/**
+ * Re-run the evaluation of a finished rollout on what its agent left: a fresh stack of the same
+ * task, the workspace snapshot and the database dump restored, the processes the agent left running
+ * started again. Reports what changed in the lock and in the node statuses.
+ */
+export async function rescore(runDir: string, log: Logger): Promise<RescoreResult> {
+  const rollout = readJsonIfExists<{ rolloutKey: string; task: { dir: string } }>(join(runDir, 'rollout.json'));
+  const oldLock = readJsonIfExists<RolloutLock>(join(runDir, 'lock.json'));
+  const nodeResults = readJsonIfExists<{ nodeId: string; status: string }[]>(join(runDir, 'node_results.json'));
+  if (!rollout || !oldLock || !nodeResults) throw InvalidInputError.one(runDir, '', 'not a finished rollout folder (needs rollout.json, lock.json and node_results.json)');
+  if (!existsSync(join(runDir, 'workspace.tar.gz'))) throw InvalidInputError.one(join(runDir, 'workspace.tar.gz'), '', 'no workspace snapshot: this rollout cannot be re-scored');
+
+  const task = loadRunnableTask(rollout.task.dir);
+  const project = loadCompose(task.environment.composeFile, { envFileFallbacks: task.environment.envFileFallbacks });
+  const images = await buildImages(project, task.id);
+  const newLock: RolloutLock = { ...oldLock, harness: harnessLock(), task: taskLock(task), images: await imagesLock(images) };
+  const key = `${rollout.rolloutKey}.rescore-${Date.now().toString(36)}`;
+  const stack = await upStack({ rolloutKey: key, taskId: task.id, project, images });
+  try {
+    const app = stack.services[task.environment.appService].container;
+    const db = task.environment.database;
+    const dump = join(runDir, 'database.sql.gz');
+    if (db && existsSync(dump)) {
+      const dbc = stack.services[db.service].container;
+      await writeFiles(dbc, '/tmp', [{ path: 'restore.sql.gz', content: readFileSync(dump) }]);
+      const r = await exec(dbc, ['bash', '-c', `gunzip -c /tmp/restore.sql.gz | psql -q -h 127.0.0.1 -p ${db.port} -U '${db.user}' -d '${db.name}' >/dev/null`], { env: { PGPASSWORD: db.password }, timeoutMs: 600_000 });
+      if (r.exitCode !== 0) throw new Error(`restoring the database dump failed: ${r.stderr}`);
+    }
+    await docker().getContainer(app).putArchive(readFileSync(join(runDir, 'workspace.tar.gz')), { path: task.environment.workspace });
+    await restartProcesses(app, readJsonIfExists<ProcessRecord[]>(join(runDir, 'processes.json')) ?? []);
+    await waitForPort(app, task.environment.appPort);
+    const evaluation = await evaluateLocally({ task, stack, parallelism: 4, artifactsDir: mkdtempSync(join(tmpdir(), 'rescore-')), log, vars: { run_id: runIdOf(rollout.rolloutKey), base_url: appUrlOf(task, stack) } });
+    const before = new Map(nodeResults.map((n) => [n.nodeId, n.status]));
+    return {
+      rolloutKey: rollout.rolloutKey,
+      lockChanges: diffLock(oldLock, newLock),
+      outcomes: evaluation.outcomes,
+      statusChanges: evaluation.outcomes.filter((o) => before.get(o.nodeId) !== o.status).map((o) => ({ nodeId: o.nodeId, before: before.get(o.nodeId) ?? null, after: o.status })),
+    };
+  } finally {
+    await downStack(key);
+  }
+}
+
+/** Start again, detached, every process the agent left running (in its working directory). */
+async function restartProcesses(container: string, procs: ProcessRecord[]): Promise<void> {
+  const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+  for (const p of procs) {
+    if (!p.args.length) continue;
+    await exec(container, ['bash', '-c', `cd ${q(p.cwd || '/')} && setsid nohup ${p.args.map(q).join(' ')} > /tmp/.saasbench-rescore-${p.pid}.log 2>&1 < /dev/null & echo started`]);
+  }
+}
+
+async function waitForPort(container: string, port: number): Promise<void> {
+  const r = await exec(container, ['bash', '-c', `for i in $(seq 1 600); do (exec 3<>/dev/tcp/127.0.0.1/${port}) 2>/dev/null && exit 0; sleep 0.1; done; exit 1`], { timeoutMs: 90_000 });
+  if (r.exitCode !== 0) throw new Error(`the restored app did not listen on port ${port} within 60 s`);
+}
