@@ -165,7 +165,8 @@ test('exec: exit codes, streams, stdin, env, workdir, user, timeout', async () =
 test('execDetached outlives its exec and records the exit code', async () => {
   const c = web(0);
   const controlDir = '/tmp/ctl-detached';
-  const { pid } = await execDetached(c, 'echo "started $MARK in $(pwd)"; sleep 1.5; echo oops >&2; exit 3', {
+  // The script waits for a go-file instead of sleeping, so a loaded machine cannot make it finish early.
+  const { pid } = await execDetached(c, 'echo "started $MARK in $(pwd)"; while [ ! -f /tmp/ctl-go ]; do sleep 0.05; done; echo oops >&2; exit 3', {
     controlDir,
     env: { MARK: 'm1' },
     workdir: '/srv',
@@ -174,6 +175,7 @@ test('execDetached outlives its exec and records the exit code', async () => {
   assert.equal((await readFile(c, `${controlDir}/pid`))?.toString().trim(), String(pid));
   assert.equal(await readFile(c, `${controlDir}/exit_code`), null, 'still running after execDetached returned');
   assert.equal((await exec(c, ['bash', '-c', `kill -0 ${pid}`])).exitCode, 0, 'process alive');
+  await exec(c, ['touch', '/tmp/ctl-go']);
   let code: Buffer | null = null;
   for (let i = 0; i < 50 && !code; i++) {
     await new Promise((r) => setTimeout(r, 200));
