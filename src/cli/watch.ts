@@ -4,6 +4,7 @@ import { fmtSecs, sweepWorkflowId, type SweepProgress, type SweepResult, type Sw
 import { leaderboardText } from '../report/sweep-export';
 import { connectClient } from '../temporal/connection';
 import { temporalTarget } from './temporal-target';
+import { InvalidInputError } from '../errors';
 
 /**
  * `saasbench watch <sweep>`: the sweep's progress query, plus each running rollout's own progress
@@ -91,7 +92,7 @@ export function renderSnapshot(s: Snapshot): string {
   const p = s.progress;
   const lines = [headerLine(p)];
   const shown = p.rollouts.filter((r) => r.state !== 'pending');
-  for (const r of shown) lines.push(rolloutLine(r, s.phases[r.workflowId], p.now));
+  for (const r of shown) lines.push(rolloutLine(r, s.phases[r.workflowId], Date.now()));
   if (p.counts.pending) lines.push(`  … ${p.counts.pending} pending`);
   if (p.leaders.length) lines.push(`leaders: ${p.leaders.map((l) => `${l.agent}${l.model === 'none' ? '' : `/${l.model}`} ${l.score ?? '–'} (${l.tasks} task${l.tasks === 1 ? '' : 's'})`).join(' · ')}`);
   return lines.join('\n');
@@ -124,7 +125,7 @@ export async function followSweep(client: Client, handle: WorkflowHandle, o: Wat
           const key = `${r.state}|${phase?.phase ?? ''}`;
           if (seen.get(r.workflowId) === key) continue;
           seen.set(r.workflowId, key);
-          out.write(`${rolloutLine(r, phase, s.progress.now)}\n`);
+          out.write(`${rolloutLine(r, phase, Date.now())}\n`);
         }
       }
     }
@@ -140,18 +141,17 @@ export async function watchCommand(nameOrId: string, o: { once?: boolean; interv
   const { client, connection } = await connectClient(target);
   try {
     const handle = client.workflow.getHandle(sweepIdOf(nameOrId));
-    const d = await handle.describe();
-    if (d.status.name !== 'RUNNING' && !o.once) {
-      process.stderr.write(`${sweepIdOf(nameOrId)} is ${d.status.name.toLowerCase()}\n`);
-    } else {
+    const d = await handle.describe().catch((err: Error) => {
+      if (err.name === 'WorkflowNotFoundError') throw InvalidInputError.one('command line', '<sweep>', `no sweep ${handle.workflowId} on ${target.address}`);
+      throw err;
+    });
+    if (d.status.name === 'RUNNING') {
       await followSweep(client, handle, { once: o.once, intervalMs: (o.interval ?? 2) * 1000, out: process.stdout });
       if (o.once) return 0;
     }
     const final = await handle.describe();
-    if (final.status.name === 'COMPLETED') {
-      const r = (await handle.result()) as SweepResult;
-      printSweepResult(r, process.stdout);
-    }
+    if (final.status.name === 'COMPLETED') printSweepResult((await handle.result()) as SweepResult, process.stdout);
+    else process.stdout.write(`${handle.workflowId} is ${final.status.name.toLowerCase()}\n`);
     return 0;
   } finally {
     await connection.close();

@@ -1,0 +1,91 @@
+/**
+ * Harness overhead of a sweep: a 20-rollout sweep of the tiny fixture task with the noop agent
+ * (concurrency 1, so nothing overlaps), against the sum of the raw container start + stop times of
+ * the same stack done 20 times directly through the sandbox API. The ratio is what Temporal,
+ * the workflows, evaluation, persistence and the reports cost on top of Docker itself.
+ * A second sweep with concurrency 4 shows what parallel rollouts buy back.
+ */
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { buildImages, downStack, loadCompose, upStack } from '../src/sandbox';
+import { loadRunnableTask } from '../src/tasks/load';
+import { startWorker } from '../src/temporal/worker';
+import { repoRoot, temporalBin } from '../src/temporal/tools';
+import { SA } from '../src/workflows/search-attributes';
+import { sweepWorkflowId, type SweepInputRaw, type SweepResult } from '../src/workflows/sweep-contracts';
+
+const N = Number(process.env.SWEEP_BENCH_ROLLOUTS ?? 20);
+
+async function rawStartStop(): Promise<{ upMs: number; downMs: number }> {
+  const task = loadRunnableTask(join(repoRoot(), 'test', 'fixtures', 'tasks', 'tiny'));
+  const project = loadCompose(task.environment.composeFile);
+  const images = await buildImages(project, task.id);
+  let upMs = 0;
+  let downMs = 0;
+  for (let i = 0; i < N; i++) {
+    const rolloutKey = `bench-raw-${Date.now().toString(36)}-${i}`;
+    const t0 = Date.now();
+    await upStack({ rolloutKey, taskId: task.id, project, images });
+    const t1 = Date.now();
+    await downStack(rolloutKey);
+    upMs += t1 - t0;
+    downMs += Date.now() - t1;
+  }
+  return { upMs, downMs };
+}
+
+async function sweep(env: TestWorkflowEnvironment, concurrency: number): Promise<{ ms: number; r: SweepResult }> {
+  const name = `bench-overhead-c${concurrency}-${Date.now().toString(36)}`;
+  const input: SweepInputRaw = {
+    name,
+    tasks: ['test/fixtures/tasks/tiny'],
+    agents: ['noop'],
+    repeats: N,
+    concurrency,
+    evaluation: { parallelism: 4, judge: { enabled: false, model: 'none' } },
+  };
+  const t0 = Date.now();
+  const r = (await env.client.workflow.execute('sweepWorkflow', { taskQueue: 'saasbench', workflowId: sweepWorkflowId(name), args: [input] })) as SweepResult;
+  return { ms: Date.now() - t0, r };
+}
+
+async function main(): Promise<void> {
+  process.env.SAASBENCH_RUNS_DIR = mkdtempSync(join(tmpdir(), 'bench-sweep-'));
+  process.env.SAASBENCH_LOG_LEVEL ??= 'warn';
+  const raw = await rawStartStop();
+  const rawMs = raw.upMs + raw.downMs;
+  const env = await TestWorkflowEnvironment.createLocal({
+    server: { executable: { type: 'existing-path', path: temporalBin() }, searchAttributes: Object.values(SA), log: { format: 'json', level: 'error' } },
+  });
+  const worker = await startWorker({ address: env.address, namespace: 'default', hostId: 'bench', reapEverySeconds: 0 });
+  try {
+    const serial = await sweep(env, 1);
+    const parallel = await sweep(env, 4);
+    for (const s of [serial, parallel]) if (s.r.counts.completed !== N) throw new Error(`sweep ${s.r.name}: ${JSON.stringify(s.r.counts)}`);
+    const f = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+    console.log(`tiny task, noop agent, ${N} rollouts`);
+    console.log(`raw container start + stop, ${N}× in sequence: ${f(rawMs)} (start ${f(raw.upMs)}, stop ${f(raw.downMs)}; ${(rawMs / N / 1000).toFixed(2)} s per stack)`);
+    console.log(`sweep, concurrency 1: ${f(serial.ms)} wall (${(serial.ms / N / 1000).toFixed(2)} s per rollout)`);
+    console.log(`sweep, concurrency 4: ${f(parallel.ms)} wall`);
+    console.log(`harness overhead (sweep wall, concurrency 1 / raw start+stop sum): ${(serial.ms / rawMs).toFixed(2)}x`);
+    console.log(`  per rollout on top of Docker: ${((serial.ms - rawMs) / N / 1000).toFixed(2)} s (provision bookkeeping, agent phase, ${serial.r.tasks[0]?.nodes ?? '?'}-node evaluation, persist, report)`);
+    console.log(`with concurrency 4: ${(parallel.ms / rawMs).toFixed(2)}x`);
+    const t = { provisionMs: 0, agentMs: 0, evaluationMs: 0, totalMs: 0 };
+    for (const x of serial.r.rollouts) {
+      const rep = JSON.parse(readFileSync(join(x.runDir!, 'report.json'), 'utf8')) as { timings: typeof t };
+      for (const k of Object.keys(t) as (keyof typeof t)[]) t[k] += rep.timings[k] / N;
+    }
+    const rest = t.totalMs - t.provisionMs - t.agentMs - t.evaluationMs;
+    console.log(`mean rollout (concurrency 1): provision ${f(t.provisionMs)}, agent phase ${f(t.agentMs)}, evaluation ${f(t.evaluationMs)}, other ${f(rest)}; between rollouts (persist, teardown, sweep) ${f(serial.ms / N - t.totalMs)}`);
+  } finally {
+    await worker.shutdown();
+    await env.teardown();
+  }
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});
