@@ -3,14 +3,15 @@
 // real worker — started as a child process so its log output can be searched for the planted keys.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils';
+import { config } from '../../src/config';
 import { repoRoot } from '../../src/temporal/tools';
-import { rolloutWorkflowId, type RolloutInput, type RolloutResult } from '../../src/workflows/contracts';
+import { rolloutKeyOf, rolloutWorkflowId, type RolloutInput, type RolloutResult } from '../../src/workflows/contracts';
 import { startFakeAnthropic } from '../fakes/fake-anthropic';
 import { startFakeOpenAI } from '../fakes/fake-openai';
 import type { FakeServer } from '../fakes/fake-common';
@@ -222,8 +223,35 @@ test('codex: the budget runs out mid-run → the agent is stopped and evaluation
   assert.ok(r.outcomes.length === 8, 'every node was evaluated or skipped');
 });
 
+test('claude-code: the agent process vanishes without an exit record → its session is resumed (--resume, same cwd and HOME) and completes', async () => {
+  anthropic.configure({ script: TINY_BUILD, faults: { 2: { kind: 'stall' } } });
+  const input = rolloutInput(TINY, 'claude-code', { model: 'fake-claude', repeat: 3, idleSeconds: 120 });
+  const handle = await env.client.workflow.start('rolloutWorkflow', { taskQueue: config.sharedQueue(), workflowId: rolloutWorkflowId(input), args: [input] });
+  const deadline = Date.now() + 60_000;
+  while (!anthropic.modelCalls().some((c) => c.fault === 'stall')) {
+    assert.ok(Date.now() < deadline, 'the agent reached the stalled call');
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  const key = rolloutKeyOf(input);
+  const app = execFileSync('docker', ['ps', '-q', '--filter', `label=saasbench.rollout=${key}`, '--filter', 'label=saasbench.service=app'], { encoding: 'utf8' }).trim();
+  // kill the runner's whole process group: no exit_code is written, as after an OOM kill
+  execFileSync('docker', ['exec', app, 'bash', '-c', 'kill -9 -$(cat /tmp/.saasbench/agent/attempt-1/pid)']);
+  const r = (await handle.result()) as RolloutResult;
+  ran.push(r);
+  assert.equal(r.agentRun.exitReason, 'completed', r.agentRun.message);
+  assert.deepEqual(r.agentRun.history.map((h) => h.exitReason), ['infrastructure', 'completed']);
+  const sessions = r.agentRun.trajectory!.sessionIds;
+  assert.equal(sessions.length, 1, 'the resumed attempt continued the same session');
+  const resumed = readFileSync(join(r.runDir, 'agent', 'attempt-2', 'stdout.log'), 'utf8');
+  assert.match(resumed, new RegExp(`"session_id":"${sessions[0]}"`));
+  // the resumed session's first request carried the history: step 1's tool result was already there
+  const afterKill = anthropic.modelCalls().filter((c) => c.modelCall! > 2);
+  assert.ok(afterKill.length >= 1 && afterKill[0].step! >= 1, `resumed with history (first step ${afterKill[0]?.step})`);
+  assert.equal(statusesOf(r).DEPLOY_HEALTH, 'PASSED');
+});
+
 test('planted API keys appear in no persisted file, no worker log line and no Temporal payload', async () => {
-  assert.ok(ran.length >= 6, 'runs to inspect');
+  assert.ok(ran.length >= 7, 'runs to inspect');
   const files: string[] = [];
   const walk = (d: string) => {
     for (const n of readdirSync(d)) {
