@@ -18,6 +18,8 @@ function installRuntime(): void {
   Runtime.install({
     logger: new DefaultLogger(level, (entry) => {
       const fields = { sdk: true, ...(entry.meta ?? {}) };
+      // The host-queue worker deliberately has no workflows; the SDK warns about that.
+      if (entry.message.startsWith('No workflows registered')) return log.debug(fields, entry.message);
       if (entry.level === 'ERROR') log.error(fields, entry.message);
       else if (entry.level === 'WARN') log.warn(fields, entry.message);
       else log.debug(fields, entry.message);
