@@ -194,7 +194,7 @@ export async function visit<T>(ctx: PrimitiveContext, input: NavInput, capture: 
         if (v.status !== null && v.status >= 400) v.problems.push(`GET ${new URL(v.url).pathname} answered ${v.status}`);
       } catch (e) {
         const msg = (e as Error).message.split('\n')[0];
-        if (/ERR_CONNECTION_REFUSED|ERR_CONNECTION_RESET|ERR_EMPTY_RESPONSE|ERR_ABORTED/.test(msg)) return { visit: v, fatal: `navigation to ${v.url} failed: ${msg}` };
+        if (/net::ERR_/.test(msg)) return { visit: v, fatal: `navigation to ${v.url} failed: ${msg}` };
         v.problems.push(`navigation to ${v.url} did not reach "${input.wait_until}" within ${input.timeout_ms} ms: ${msg}`);
       }
       if (input.wait_for_selector) {
@@ -225,15 +225,16 @@ export async function visit<T>(ctx: PrimitiveContext, input: NavInput, capture: 
 }
 
 async function runStep(page: Page, s: BrowserStep, baseUrl: string, input: NavInput): Promise<void> {
+  const t = Math.min(5000, input.timeout_ms);
   switch (s.action) {
     case 'goto':
       await page.goto(appUrl(s.url, baseUrl), { waitUntil: input.wait_until, timeout: input.timeout_ms });
       return;
     case 'click':
-      await page.locator(s.selector).first().click({ timeout: 5000 });
+      await page.locator(s.selector).first().click({ timeout: t });
       return;
     case 'fill':
-      await page.locator(s.selector).first().fill(s.value, { timeout: 5000 });
+      await page.locator(s.selector).first().fill(s.value, { timeout: t });
       return;
     case 'wait':
       await page.waitForTimeout(s.ms);
@@ -247,7 +248,7 @@ async function runStep(page: Page, s: BrowserStep, baseUrl: string, input: NavIn
     case 'press_key':
     case 'press':
     case 'key':
-      if (s.selector) await page.locator(s.selector).first().press(s.key, { timeout: 5000 });
+      if (s.selector) await page.locator(s.selector).first().press(s.key, { timeout: t });
       else await page.keyboard.press(s.key);
       return;
     case 'eval_js':
