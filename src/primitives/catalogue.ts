@@ -22,6 +22,7 @@ import { RENDER_DOM } from './browser-render-dom';
 import { absorbSetCookie, withSession } from './auth/session';
 import { LAST_VARS_LOCAL } from './auth/request';
 import { capturePublishedIds } from './published-id-capture';
+import type { Json } from '../json';
 import type { Primitive } from './types';
 
 const LAST_VARS = LAST_VARS_LOCAL;
@@ -58,8 +59,30 @@ const P04WithSession: Primitive = {
 
 const withProduces = (p: Primitive, produces: Primitive['produces']): Primitive => ({ ...p, produces });
 
+const NAMESPACE = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/**
+ * Captures are also exported under the node's id, so a dependent can name the producer when two
+ * ancestors capture the same name: `{{CREATE_TOPIC.topic_id}}` (the plain `{{topic_id}}` is the
+ * later ancestor's in topological order). Only ids that are valid variable names get a namespace.
+ */
+function namespaced(p: Primitive): Primitive {
+  return {
+    ...p,
+    async run(input, ctx) {
+      const out = await p.run(input, ctx);
+      if (NAMESPACE.test(ctx.nodeId)) {
+        const own: Record<string, Json> = {};
+        for (const [k, v] of Object.entries(ctx.state.exports)) if (k !== ctx.nodeId) own[k] = v;
+        if (Object.keys(own).length) ctx.state.exports[ctx.nodeId] = own;
+      }
+      return out;
+    },
+  };
+}
+
 /** Every primitive saasbench runs. Adding one = one module + one line here. */
-export const CATALOGUE: Primitive[] = [
+export const CATALOGUE: Primitive[] = ([
   P01,
   P02,
   P03,
@@ -81,4 +104,4 @@ export const CATALOGUE: Primitive[] = [
   P27,
   SCREENSHOT,
   RENDER_DOM,
-] as Primitive[];
+] as Primitive[]).map(namespaced);

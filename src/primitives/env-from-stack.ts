@@ -1,3 +1,4 @@
+import { closeHostPort, openHostPort } from '../security/firewall';
 import { mkdirSync } from 'node:fs';
 import type { Logger } from 'pino';
 import { Client } from 'pg';
@@ -39,7 +40,7 @@ export function envFromStack(task: Task, stack: StackRef, artifactsDir: string, 
   const declared = extras.roles;
   const roles = Object.keys(declared).length
     ? rolesPort(declared, { baseUrl, appService: task.environment.appService, exec: execIn, cacheKey: stack.project })
-    : noRoles(task.layout === 'published' ? PUBLISHED_NO_ROLES : 'this task declares no roles (task.yaml `roles:`; see docs/task-format.md)');
+    : noRoles(task.layout === 'published' ? PUBLISHED_NO_ROLES : 'this task declares no roles (task.yaml `roles:`; see docs/primitives.md#roles)');
   return {
     baseUrl,
     workspace: task.environment.workspace,
@@ -51,7 +52,17 @@ export function envFromStack(task: Task, stack: StackRef, artifactsDir: string, 
     roles,
     compat: { publishedIdCapture: extras.publishedIdCapture },
     // webhooks: the app container reaches this host at its network's gateway address
-    webhookReceiver: () => gatewayOf(stack.network),
+    // (the rollout firewall lets the containers reach that port only while the receiver listens)
+    webhookReceiver: async () => {
+      const gw = await gatewayOf(stack.network);
+      return {
+        ...gw,
+        open: async (port: number) => {
+          await openHostPort(stack.project, gw.bindHost, port);
+          return () => closeHostPort(stack.project, gw.bindHost, port);
+        },
+      };
+    },
     exec: execIn,
     readFile: (path, maxBytes) => readFile(app, path, { maxBytes }),
     async statPath(path) {

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { JsonSchema } from '../json';
 import { RolesSchema } from '../primitives/auth/roles-schema';
+import { parseByteSize } from '../sandbox/compose-values';
 
 const Rel = z.string().min(1);
 
@@ -12,6 +13,39 @@ export const DatabaseSchema = z
     user: z.string().min(1),
     password: z.string(),
     name: z.string().min(1),
+  })
+  .strict();
+
+/** "4g", "512m", "1.5gb" or a number of bytes; at least 64 MiB. */
+const MemorySize = z
+  .union([z.number().int().positive(), z.string().regex(/^\d+(\.\d+)?\s*[kmgt]?i?b?$/i, 'a size such as "4g", "512m" or a number of bytes')], {
+    error: 'a size such as "4g", "512m" or a number of bytes',
+  })
+  .transform((v) => parseByteSize(v))
+  .refine((n) => n >= 64 * 1024 ** 2, 'at least 64m');
+
+/** The agent's container's resource limits (defaults: docs/security.md). */
+export const LimitsSchema = z
+  .object({
+    cpus: z.number().positive().max(1024).optional(),
+    memory: MemorySize.optional(),
+    pids: z.number().int().min(64, 'at least 64 (the agent and its tools need processes)').max(4_194_304).optional(),
+  })
+  .strict();
+
+/**
+ * An egress allowlist entry: a host name ("registry.npmjs.org"), every subdomain of one
+ * ("*.pythonhosted.org"), or an IP address; optionally ":port" (else 80 and 443). No scheme, no path.
+ */
+export const EgressHostSchema = z
+  .string()
+  .regex(/^(\*\.)?[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*(:\d{1,5})?$/i, 'a host name, "*.domain" or an IP address, optionally ":port" — no scheme, no path (e.g. "registry.npmjs.org", "*.pythonhosted.org", "deb.debian.org:80")')
+  .refine((h) => !/:(\d+)$/.test(h) || (Number(h.split(':')[1]) >= 1 && Number(h.split(':')[1]) <= 65535), 'port must be 1-65535');
+
+export const NetworkSchema = z
+  .object({
+    /** where the agent may connect through the egress proxy (besides its LLM relay); default: nowhere */
+    allow: z.array(EgressHostSchema).default([]),
   })
   .strict();
 
@@ -34,9 +68,13 @@ export const TaskManifestSchema = z
     evaluation: z.object({ dag: Rel }).strict(),
     solution: z.object({ dir: Rel, start: z.string().min(1) }).strict().optional(),
     variables: z.record(z.string(), JsonSchema).default({}),
+    /** CPU, memory and pids limits of the agent's container (docs/security.md) */
+    limits: LimitsSchema.optional(),
+    /** outbound network of the agent: hosts reachable through the egress proxy (docs/security.md) */
+    network: NetworkSchema.optional(),
     /** upstream codebases the agent must not clone or download (repo slugs or URLs); audited in the transcript */
     forbiddenSources: z.array(z.string().min(3)).optional(),
-    /** how the evaluator obtains each role's credentials (P13); see docs/task-format.md */
+    /** how the evaluator obtains each role's credentials (P13); see docs/primitives.md#roles */
     roles: RolesSchema.optional(),
     /** behaviours kept for tasks imported from the published SaaSBench layout (docs/compatibility.md) */
     compat: z
@@ -53,3 +91,4 @@ export const TaskManifestSchema = z
 
 export type TaskManifest = z.infer<typeof TaskManifestSchema>;
 export type DatabaseTarget = z.infer<typeof DatabaseSchema>;
+export type TaskLimits = z.infer<typeof LimitsSchema>;

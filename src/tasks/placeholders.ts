@@ -11,6 +11,7 @@ export const BUILTIN_VARS = ['run_id', 'base_url'];
 /** Step types whose response the published-compatibility id capture reads. */
 const HTTP_TYPES = new Set(['P04', 'HTTP_REQUEST', 'P05', 'API_CRUD', 'P14', 'PERMISSION_CHECK', 'P16', 'RESPONSE_TIME_CHECK', 'P23', 'FILE_UPLOAD_DOWNLOAD', 'P27', 'WEBHOOK_DELIVERY']);
 
+const NAMESPACE = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const PLACEHOLDER = /\{\{\s*([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z0-9_]+)*)\s*\}\}/g;
 
 export interface PlaceholderCheckOptions {
@@ -50,7 +51,7 @@ function compatName(name: string): boolean {
 /**
  * Load-time check that every `{{name}}` a step uses can be produced before it runs: by an earlier
  * step of its chain (capture, store_as, capture_stdout_as, `previous`, …), by a transitive prereq's
- * exported captures, by the task variables, or by a builtin. One issue per placeholder and place,
+ * exported captures (also as `{{PREREQ_ID.name}}`), by the task variables, or by a builtin. One issue per placeholder and place,
  * naming the node and the JSON path of the string that holds it. The runtime check stays: a
  * capture that the app did not deliver still fails the step naming the variable.
  */
@@ -74,17 +75,21 @@ export function checkPlaceholders(dag: Dag, rawNodes: readonly unknown[], o: Pla
   for (const n of dag.nodes) {
     const ancestors = ancestorsInOrder(n.id, dag.nodes, order);
     const available = new Set(base);
+    const namespaces = new Map<string, Set<string>>();
     let http = false;
     for (const a of ancestors) {
       for (const v of exportsOf.get(a) ?? []) available.add(v);
+      if (NAMESPACE.test(a) && exportsOf.get(a)?.size) namespaces.set(a, exportsOf.get(a)!);
       http ||= !!httpIn.get(a);
     }
     const i = indexOf.get(n.id);
     n.chain.forEach((step, j) => {
       const seen = new Set<string>();
       for (const ph of placeholders(step.inputs)) {
-        const head = ph.name.split('.')[0];
+        const [head, second] = ph.name.split('.');
         if (available.has(head) || (o.publishedIdCapture && http && compatName(ph.name))) continue;
+        // `{{NODE_ID.var}}`: a capture of that ancestor, by its namespace
+        if (second !== undefined && namespaces.get(head)?.has(second)) continue;
         const where = jsonPath(ph.path, `nodes[${i ?? '?'}].primitive_chain[${j}].inputs`);
         if (seen.has(`${ph.name}@${where}`)) continue;
         seen.add(`${ph.name}@${where}`);

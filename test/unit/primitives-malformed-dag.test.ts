@@ -76,12 +76,17 @@ describe('placeholders that do resolve at load time', () => {
       node('CREATE', [], [step('P04', { method: 'POST', path: '/tickets', body: { owner: '{{owner_email}}', run: '{{run_id}}' }, capture: { ticket_id: '$.id' } })]),
       node('MID', ['CREATE'], [step('P08', { sql: 'SELECT * FROM tickets WHERE id = {{ticket_id}}', store_as: 'row' }), step('P12', { command: 'echo ok', capture_stdout_as: 'token' })]),
       node('USE', ['MID'], [
-        step('P04', { path: '/tickets/{{ticket_id}}?r={{row.id}}&t={{token}}', headers: { 'X-Base': '{{base_url}}' } }),
+        step('P04', { path: '/tickets/{{ticket_id}}?r={{row.id}}&t={{token}}&c={{CREATE.ticket_id}}', headers: { 'X-Base': '{{base_url}}' } }),
         step('P04', { method: 'POST', path: '/x', headers: { 'X-CSRF': '{{previous.csrf}}' } }),
         step('P07', { assertions: [{ path: '$.status', expected: '{{last_status}}' }] }),
       ]),
     ]);
     assert.deepEqual(issues, []);
+    const wrongNs = load([
+      node('CREATE', [], [step('P04', { method: 'POST', path: '/tickets', capture: { ticket_id: '$.id' } })]),
+      node('USE', ['CREATE'], [step('P04', { path: '/t/{{CREATE.other}}' })]),
+    ]);
+    one(wrongNs, 'USE', 'nodes[1].primitive_chain[0].inputs.path', /\{\{CREATE\.other\}\}/);
   });
 
   test('a capture of a node that is not an ancestor does not count; nor does a later step of the same chain', () => {

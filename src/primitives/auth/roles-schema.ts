@@ -5,7 +5,7 @@ import { JsonSchema } from '../../json';
  * How a task declares its roles (task.yaml `roles:`). Each role says how the evaluator obtains its
  * credentials — an HTTP login, a static API-key header set, or an explicit seed command run in a
  * container — and how to send them. Nothing is created behind the application's back: a seed
- * command is a visible, declared step (docs/task-format.md, docs/compatibility.md).
+ * command is a visible, declared step (docs/primitives.md#roles, docs/compatibility.md#auth).
  *
  * Strings may use `{{name}}` placeholders: the task variables, plus `{{username}}` / `{{password}}`
  * (this role's, after templating) and, in `send`, `{{token}}` (what the login/seed produced).
