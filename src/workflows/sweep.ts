@@ -305,6 +305,7 @@ export async function sweepWorkflow(raw: SweepInputRaw, carry?: SweepCarry): Pro
   const pending = () => all().filter((e) => e.state === 'pending');
   const continueAsNewDue = () => finishedThisRun >= input.continueAsNewEvery || workflowInfo().continueAsNewSuggested;
   let pollMs = POLL_MIN_MS;
+  let nextPollAt = 0;
 
   try {
     for (;;) {
@@ -330,12 +331,17 @@ export async function sweepWorkflow(raw: SweepInputRaw, carry?: SweepCarry): Pro
       dirty = false;
       const adopted = running.filter((e) => e.adopted);
       if (adopted.length === 0) {
+        nextPollAt = 0;
         await condition(() => dirty);
         continue;
       }
-      const woke = await condition(() => dirty, pollMs);
-      if (woke) continue;
+      // Adopted rollouts are not our children: poll them on a schedule of their own, which the
+      // completions of our own children (frequent wake-ups) must not keep pushing back.
+      if (nextPollAt === 0) nextPollAt = Date.now() + pollMs;
+      const wait = nextPollAt - Date.now();
+      if (wait > 0 && (await condition(() => dirty, wait))) continue;
       pollMs = Math.min(Math.round(pollMs * 1.5), POLL_MAX_MS);
+      nextPollAt = Date.now() + pollMs;
       await pollAdopted(adopted);
     }
   } catch (err) {
