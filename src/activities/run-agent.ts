@@ -4,6 +4,7 @@ import { Context } from '@temporalio/activity';
 import { createAgent } from '../agents/factory';
 import { ensureAgentBinary } from '../agents/install';
 import { auditTranscript } from '../agents/integrity';
+import { ensureVenv } from '../agents/openhands/runtime';
 import { gatewayOf, startRelay, type Relay } from '../agents/llm-relay';
 import { checkAgentModel, resolveModel, upstreamOf } from '../agents/models';
 import { superviseAgent, type SupervisionState } from '../agents/supervisor';
@@ -48,7 +49,9 @@ export async function runAgent(i: RunAgentInput): Promise<AgentRunSummary> {
   if (!resumeFrom) await withBeats(actx, () => preinstall(driver.name));
   const relay = await startRelayFor(driver, ctx, i);
   try {
-    const run = await superviseAgent(driver, ctx, {
+    // host-side agents run in their own sidecar container: the supervisor watches that one
+    const where = driver.processContainer ? { ...ctx, container: driver.processContainer(ctx) } : ctx;
+    const run = await superviseAgent(driver, where, {
       budgetSeconds: i.budgetSeconds,
       idleSeconds: i.idleSeconds,
       transientRetries: i.retry.transientRetries,
@@ -71,9 +74,10 @@ export async function runAgent(i: RunAgentInput): Promise<AgentRunSummary> {
   }
 }
 
-/** Resolve (npm-installing a non-default pinned version on first use) the CLI binary before launch. */
+/** Resolve (installing on first use: npm for the CLIs, image + PyPI venv for OpenHands) the agent before launch. */
 async function preinstall(agent: string): Promise<void> {
   if (agent === 'claude-code' || agent === 'codex') await ensureAgentBinary(agent);
+  if (agent === 'openhands') await ensureVenv();
 }
 
 /** Heartbeat (without details: nothing to re-attach to yet) while a slow preparation step runs. */

@@ -62,8 +62,16 @@ export interface AgentDriver {
   transientFailure?(out: AttemptOutput): string | null;
   /** Did the attempt finish its work (e.g. a successful `result` event), whatever its exit code? */
   completed?(out: AttemptOutput): boolean;
-  /** Where the agent process runs: inside the app container (default) or on the worker host (OpenHands). */
+  /**
+   * Where the agent process runs: inside the app container (default) or on the worker host
+   * (OpenHands), which reaches the app container with `docker exec` and its model on 127.0.0.1.
+   */
   site?: 'container' | 'host';
+  /**
+   * The container the supervisor starts and watches the agent process in, when it is not the app
+   * container (OpenHands: a per-rollout sidecar on the host network, created by prepare()).
+   */
+  processContainer?(ctx: AgentContext): string;
   /** The model API this agent speaks; the activity starts an LLM relay for it and sets ctx.llm. */
   llmApi?: 'anthropic' | 'openai' | 'any';
   /**
