@@ -30,7 +30,7 @@ export function sharedBrowser(): Promise<Browser> {
   p.catch(() => {
     if (shared === p) shared = undefined;
   });
-  process.once('exit', () => void p.then((b) => b.close()).catch(() => undefined));
+  // Playwright kills the browsers it launched when this process exits; closeSharedBrowser() is for an orderly stop.
   return p;
 }
 
