@@ -2,6 +2,7 @@ import { AgentConfigError } from '../errors';
 import { claudeCodeAgent } from './claude-code';
 import { codexAgent } from './codex';
 import { noopAgent } from './noop';
+import { openhandsAgent } from './openhands';
 import { oracleAgent } from './oracle';
 import type { AgentDriver } from './types';
 
@@ -10,6 +11,7 @@ const AGENTS: Record<string, AgentDriver> = {
   [oracleAgent.name]: oracleAgent,
   [claudeCodeAgent.name]: claudeCodeAgent,
   [codexAgent.name]: codexAgent,
+  [openhandsAgent.name]: openhandsAgent,
 };
 
 export function agentNames(): string[] {
