@@ -122,6 +122,6 @@ async function finishRun(driver: AgentDriver, ctx: AgentContext, task: Task, run
   const integrity = auditTranscript(task, trajectory, rawLines);
   writeJson(join(ctx.runDir, 'integrity.json'), integrity);
   if (integrity.verdict !== 'clean') ctx.log.warn({ verdict: integrity.verdict, evaluatorHits: integrity.evaluatorHits, forbiddenSourceHits: integrity.forbiddenSourceHits }, 'transcript audit found something');
-  const events = { 'claude-code': 'claude_events.jsonl', codex: 'codex_events.jsonl', openhands: 'openhands_events.jsonl' }[driver.name];
-  return { ...run, ...(trajectory ? { trajectory: summarize(trajectory, [...(events ? [events] : []), ...files, 'integrity.json']) } : {}), integrity };
+  const events = { 'claude-code': 'claude_events.jsonl', codex: 'codex_events.jsonl', openhands: 'openhands_trajectory.json' }[driver.name];
+  return { ...run, ...(trajectory ? { trajectory: summarize(trajectory, [...(events ? [events] : []), ...files, 'integrity.json']), cliVersion: trajectory.agentVersion } : {}), integrity };
 }
