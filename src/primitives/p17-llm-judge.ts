@@ -108,7 +108,7 @@ export const p17LlmJudge = definePrimitive({
     ctx.state.vars.last_llm_score = verdict.score;
     ctx.state.vars.last_llm_reasoning = verdict.reasoning;
     const data = { evidence: kind, score: verdict.score, min: lo, max: hi, reasoning: verdict.reasoning, cached: !!verdict.cached, parse_failed: !!verdict.parseFailed, evidence_chars: ev.text.length, images: ev.images?.length ?? 0 };
-    if (verdict.parseFailed) return { passed: false, message: `${label}${verdict.reasoning}`, data, judge: verdict };
+    if (verdict.parseFailed) return { passed: false, message: `${label}${verdict.reasoning}`, data: { ...data, raw_reply: verdict.raw?.slice(0, 500) }, judge: verdict };
     return {
       passed: verdict.score > 0,
       message: `${label}LLM score ${verdict.score}/${hi}${verdict.cached ? ' (cached)' : ''}: ${verdict.reasoning.slice(0, 200)}`,
