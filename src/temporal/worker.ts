@@ -4,6 +4,7 @@ import { config, hostQueueOf } from '../config';
 import { log } from '../log';
 import { Client, Connection } from '@temporalio/client';
 import { startReaper } from './reaper';
+import { closeSharedBrowser } from '../primitives/browser-common';
 
 let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;
 let runtimeInstalled = false;
@@ -74,6 +75,7 @@ export async function startWorker(opts: { address: string; namespace: string; ho
   const stopReaper = clientConn ? startReaper(new Client({ connection: clientConn, namespace: opts.namespace }), reapEvery * 1000) : () => undefined;
   const done = Promise.all([shared.run(), host.run()]).then(async () => {
     stopReaper();
+    await closeSharedBrowser().catch(() => undefined);
     await clientConn?.close();
     await connection.close();
   });
