@@ -1,0 +1,64 @@
+// OpenHands: the generated TOML (the paper's settings), the task file, and parsing its own
+// trajectory (captured from the real OpenHands 1.6.0 run against the fake).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { repoRoot } from '../../src/temporal/tools';
+import { resolveModel } from '../../src/agents/models';
+import { litellmModel, openhandsAgent, openhandsConfig, openhandsTask } from '../../src/agents/openhands';
+import { openhandsTrajectory, trajectoryFromStdout } from '../../src/agents/openhands/trajectory';
+import type { AgentContext } from '../../src/agents/types';
+
+const raw = readFileSync(join(repoRoot(), 'test', 'fixtures', 'agents', 'openhands-1.6.0-trajectory.json'), 'utf8');
+const BEGIN = '=====SAASBENCH_OPENHANDS_TRAJECTORY_BEGIN=====';
+const END = '=====SAASBENCH_OPENHANDS_TRAJECTORY_END=====';
+const stdout = `12:00:01 - openhands:INFO: lots of logging\n${BEGIN}\n${raw}\n${END}\n`;
+
+test('openhands config.toml: the paper\'s settings, the relay as base_url with the relay token, MCP and browsing off', () => {
+  const { text } = openhandsConfig(resolveModel('claude-sonnet-4-5'), { baseUrl: 'http://127.0.0.1:41000', token: 'sk-saasbench-relay-x' });
+  for (const line of ['max_iterations = 500', 'default_agent = "CodeActAgent"', 'runtime = "local"', 'model = "anthropic/claude-sonnet-4-5-20250929"', 'base_url = "http://127.0.0.1:41000"', 'api_key = "sk-saasbench-relay-x"', 'temperature = 0.0', 'num_retries = 5', 'retry_min_wait = 10', 'retry_max_wait = 60', 'enable_mcp = false', 'enable_browsing = false', 'enable_jupyter = true', 'timeout = 900']) {
+    assert.ok(text.split('\n').includes(line), line);
+  }
+  assert.match(text, /\[core\][\s\S]*\[llm\][\s\S]*\[agent\][\s\S]*\[sandbox\]/);
+  const gem = openhandsConfig(resolveModel('gemini-3-pro'), { baseUrl: 'http://127.0.0.1:41000', token: 't' }).text;
+  assert.match(gem, /^model = "openai\/gemini-3-pro-preview"$/m);
+  assert.match(gem, /^max_output_tokens = 65536$/m);
+  assert.match(gem, /^completion_kwargs = \{ thinking = \{ type = "enabled", budget_tokens = 8192 \} \}$/m);
+  assert.match(openhandsConfig(resolveModel('gpt-5.4'), { baseUrl: 'x', token: 't' }).text, /^temperature = 1\.0\nnum_retries/m);
+  assert.equal(litellmModel(resolveModel('gpt-5.4')), 'openai/gpt-5.4');
+});
+
+test('openhands task file: the prompt plus where to work (the app container through docker exec)', () => {
+  const t = openhandsTask({ prompt: 'Build the helpdesk.\n', workspace: '/app' } as AgentContext, 'p-app');
+  assert.match(t, /^Build the helpdesk\.\n\n### Where to work/);
+  assert.match(t, /docker exec -i -w \/app p-app bash -lc/);
+});
+
+test('openhands trajectory: actions become tool calls with their observations; usage and finish are read', () => {
+  const events = trajectoryFromStdout(stdout, BEGIN, END)!;
+  assert.equal(events.length, 9);
+  const out = { attempt: 1, exitCode: 0, stdout, stderr: '' };
+  assert.equal(openhandsAgent.completed!(out), true);
+  assert.equal(openhandsAgent.transientFailure!(out), null);
+  const t = openhandsTrajectory([{ attempt: out, events }], { model: 'fake-chat', prompt: 'p', agentVersion: '1.6.0' });
+  assert.equal(t.totals.toolCalls, 3, 'two commands and finish');
+  const calls = t.steps.flatMap((s) => (s.kind === 'agent' ? s.toolCalls : []));
+  assert.equal(calls[0].name, 'execute_bash');
+  assert.match(calls[0].command!, /^docker exec -i .* bash -s/);
+  assert.equal(calls[0].exitCode, 0);
+  assert.match(calls[0].output!, /server started/);
+  assert.equal(calls[2].name, 'finish');
+  assert.ok(t.totals.inputTokens > 0 && t.totals.outputTokens > 0);
+  assert.equal(t.attempts[0].completed, true);
+  assert.ok(t.steps.some((s) => s.kind === 'user'), 'the user message is kept; system/recall are not steps');
+});
+
+test('openhands: no trajectory printed (killed) → not completed; LiteLLM overload errors are transient', () => {
+  const killed = { attempt: 1, exitCode: null, stdout: '12:00 - openhands:INFO: starting\n', stderr: '' };
+  assert.equal(openhandsAgent.completed!(killed), false);
+  assert.equal(openhandsTrajectory([{ attempt: killed, events: null }], { model: 'm', prompt: 'p', agentVersion: null }).attempts[0].error, 'stopped before OpenHands wrote its trajectory');
+  const failed = { attempt: 1, exitCode: 1, stdout: '12:00 - openhands:ERROR: litellm.ServiceUnavailableError: OpenAIException - The server is overloaded or not ready yet.\n', stderr: '' };
+  assert.match(openhandsAgent.transientFailure!(failed)!, /overloaded|service unavailable/i);
+  assert.equal(openhandsAgent.transientFailure!({ ...failed, stdout: '12:00 - openhands:ERROR: litellm.BadRequestError: context length exceeded\n' }), null);
+});
