@@ -92,4 +92,8 @@ test('openhands: the real OpenHands accepts the generated TOML, builds the tiny 
   const cmds = traj.steps.flatMap((s: { toolCalls?: { command?: string }[] }) => s.toolCalls ?? []).map((c: { command?: string }) => c.command).filter(Boolean);
   assert.match(cmds[0], new RegExp(`^docker exec -i ${app} bash -s`));
   assert.deepEqual(labelledFor(r.rolloutKey), [], 'teardown removed the stack and the OpenHands sidecar');
+  // the planted key reached the upstream only: nothing OpenHands wrote holds it
+  const files = execFileSync('find', [r.runDir, '-type', 'f'], { encoding: 'utf8' }).trim().split('\n');
+  assert.ok(files.length > 20);
+  for (const f of files) assert.ok(!readFileSync(f, 'latin1').includes(KEY), `key in ${f}`);
 });
