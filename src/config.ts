@@ -7,6 +7,8 @@ export const config = {
   /** identifies this Docker host; its activities queue is `saasbench-host-<hostId>` */
   hostId: () => (process.env.SAASBENCH_HOST_ID ?? hostname()).replace(/[^A-Za-z0-9_.-]/g, '-'),
   sharedQueue: () => process.env.SAASBENCH_TASK_QUEUE ?? 'saasbench',
+  /** which Temporal cluster owns the stacks this worker creates (set by startWorker); the reaper judges only those */
+  clusterId: () => process.env.SAASBENCH_CLUSTER_ID ?? 'default',
   runsDir: () => {
     const d = process.env.SAASBENCH_RUNS_DIR ?? join(repoRoot(), 'runs');
     return isAbsolute(d) ? d : resolve(d);

@@ -21,9 +21,6 @@ export async function persistResults(i: { ref: RolloutRef; result: RolloutResult
   const nodeResults = result.outcomes.map((o) => records.get(o.nodeId) ?? { ...o, steps: [] });
   writeJson(join(dir, 'node_results.json'), nodeResults);
   const integrity = result.agentRun.integrity;
-  // Evaluator access voids the score (the published harness's VOIDED_BY_LEAK): the report shows 0,
-  // keeps the original beside it, and says why.
-  const voided = integrity?.verdict === 'voided';
   const report = {
     workflowId: result.workflowId,
     rolloutKey: result.rolloutKey,
@@ -37,13 +34,10 @@ export async function persistResults(i: { ref: RolloutRef; result: RolloutResult
     agentRun: { ...result.agentRun, trajectory: undefined, integrity: undefined },
     trajectory: result.agentRun.trajectory ?? null,
     integrity: integrity ?? null,
-    status: voided ? 'VOIDED_BY_LEAK' : 'SCORED',
-    ...(voided
-      ? {
-          voided: { reason: `evaluator access in the transcript (${integrity.evaluatorHits} hit(s)); see integrity.samples`, originalOverall: result.score.overall, originalNonLlm: result.score.nonLlm },
-        }
-      : {}),
-    overall: voided ? { ...result.score.overall, score: 0, pct: result.score.overall.pct === null ? null : 0 } : result.score.overall,
+    // voided by the workflow when the transcript audit found evaluator access (scores are then 0)
+    status: result.voided ? 'VOIDED_BY_LEAK' : 'SCORED',
+    ...(result.voided ? { voided: { reason: `${result.voided.reason}; see integrity.samples`, originalOverall: result.voided.original } } : {}),
+    overall: result.score.overall,
     nonLlm: result.score.nonLlm,
     judgeDroppedMaxScore: result.score.judgeDroppedMaxScore,
     byCategory: result.score.byCategory,

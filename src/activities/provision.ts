@@ -5,7 +5,8 @@ import { InvalidInputError } from '../errors';
 import { rolloutLogger } from '../log';
 import { writeJson } from '../runs/files';
 import { harnessLock, imagesLock, taskLock, type RolloutLock } from '../runs/lock';
-import { buildImages, downStack, loadCompose, upStack } from '../sandbox';
+import { buildImages, downStack, dockerHostCpus, effectiveLimits, loadCompose, stackIsolation, upStack } from '../sandbox';
+import { firewallPlan } from '../security/firewall';
 import { planOf } from '../tasks/plan';
 import { appUrlOf } from '../primitives/env-from-stack';
 import type { Provisioned } from '../workflows/contracts';
@@ -33,6 +34,7 @@ async function provisionStack(i: ProvisionInput): Promise<Provisioned> {
   mkdirSync(runDir, { recursive: true });
   const project = loadCompose(task.environment.composeFile, { envFileFallbacks: task.environment.envFileFallbacks });
   const images = await buildImages(project, task.id, { onProgress: (line) => log.debug({ line }, 'build') });
+  const isolation = stackIsolation(task.environment.appService, task.limits);
   let stack;
   try {
     stack = await upStack({
@@ -40,8 +42,9 @@ async function provisionStack(i: ProvisionInput): Promise<Provisioned> {
       taskId: task.id,
       project,
       images,
-      labels: { 'saasbench.workflow': i.workflowId },
+      labels: { 'saasbench.workflow': i.workflowId, 'saasbench.cluster': config.clusterId() },
       onProgress: (line) => log.info(line),
+      isolation,
     });
   } catch (err) {
     // A half-started stack is worth nothing to the retry and holds ports: remove it first.
@@ -58,7 +61,16 @@ async function provisionStack(i: ProvisionInput): Promise<Provisioned> {
     appUrl: appUrlOf(task, stack),
     provisionMs: Date.now() - started,
   };
-  writeJson(join(runDir, 'lock.json'), { harness: harnessLock(), task: taskLock(task), images: await imagesLock(images) } satisfies RolloutLock);
+  const cpus = await dockerHostCpus();
+  const fw = await firewallPlan();
+  const isolationLock: RolloutLock['isolation'] = {
+    agentService: task.environment.appService,
+    agentLimits: effectiveLimits(isolation.agentLimits, cpus),
+    serviceLimits: effectiveLimits(isolation.serviceLimits, cpus),
+    firewall: fw.applied ? 'on' : `off: ${fw.reason ?? 'unknown'}`,
+    egressAllow: task.network?.allow ?? [],
+  };
+  writeJson(join(runDir, 'lock.json'), { harness: harnessLock(), task: taskLock(task), images: await imagesLock(images), isolation: isolationLock } satisfies RolloutLock);
   writeJson(join(runDir, 'rollout.json'), { workflowId: i.workflowId, rolloutKey: i.rolloutKey, task: { id: task.id, dir: task.dir, hash: task.hash }, host: hostId, stack, appUrl: result.appUrl, provisionedAt: new Date().toISOString() });
   log.info({ appUrl: result.appUrl, ms: result.provisionMs }, 'stack up');
   return result;

@@ -4,16 +4,17 @@ import { reapDeadRollouts } from '../temporal/reaper';
 import { temporalTarget } from './temporal-target';
 
 /**
- * Remove every labelled container, network and volume whose rollout workflow is not running.
- * With --all, remove every saasbench-labelled resource without asking Temporal.
+ * Remove every labelled container, network and volume whose rollout workflow (on this Temporal
+ * cluster) is not running. With --all, remove every saasbench-labelled resource without asking.
  */
 export async function cleanCommand(opts: { all: boolean }): Promise<number> {
   let removed: string[];
   if (opts.all) removed = await reapStacks(async () => false);
   else {
-    const { client, connection } = await connectClient(await temporalTarget(true));
+    const target = await temporalTarget(true);
+    const { client, connection } = await connectClient(target);
     try {
-      removed = await reapDeadRollouts(client);
+      removed = await reapDeadRollouts(client, `${target.address}/${target.namespace}`);
     } finally {
       await connection.close();
     }

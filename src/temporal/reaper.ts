@@ -7,11 +7,11 @@ import { reapStacks } from '../sandbox';
  * Remove the stacks of rollouts whose workflow is no longer running: a terminated workflow never
  * reaches its teardown. Resources without a workflow label (benchmarks, tests) are not ours to judge.
  */
-export async function reapDeadRollouts(client: Client): Promise<string[]> {
-  const owners = await listLabelledWorkflows();
+export async function reapDeadRollouts(client: Client, clusterId?: string): Promise<string[]> {
+  const owners = await listLabelledWorkflows(clusterId);
   return reapStacks(async (key) => {
     const wf = owners.get(key);
-    if (!wf) return true;
+    if (!wf) return true; // no workflow label, or another cluster's: keep
     const d = await client.workflow.getHandle(wf).describe().catch((e: Error) => (e.name === 'WorkflowNotFoundError' ? null : undefined));
     if (d === undefined) return true; // Temporal unreachable: keep, decide next time
     return d?.status.name === 'RUNNING';
@@ -19,13 +19,13 @@ export async function reapDeadRollouts(client: Client): Promise<string[]> {
 }
 
 /** Run the reaper every `everyMs` until stopped. */
-export function startReaper(client: Client, everyMs: number): () => void {
+export function startReaper(client: Client, everyMs: number, clusterId: string): () => void {
   let running = false;
   const timer = setInterval(async () => {
     if (running) return;
     running = true;
     try {
-      const removed = await reapDeadRollouts(client);
+      const removed = await reapDeadRollouts(client, clusterId);
       if (removed.length) log.warn({ removed }, 'reaper removed stacks of rollouts that are not running');
     } catch (err) {
       log.warn({ err: (err as Error).message }, 'reaper pass failed');

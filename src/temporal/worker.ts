@@ -52,6 +52,7 @@ export async function startWorker(opts: { address: string; namespace: string; ho
   const sharedQueue = opts.sharedQueue ?? config.sharedQueue();
   const hostQueue = hostQueueOf(hostId);
   if (opts.hostId) process.env.SAASBENCH_HOST_ID = hostId;
+  process.env.SAASBENCH_CLUSTER_ID = `${opts.address}/${opts.namespace}`;
   installRuntime();
   const connection = await NativeConnection.connect({ address: opts.address });
   const shared = await Worker.create({
@@ -72,7 +73,7 @@ export async function startWorker(opts: { address: string; namespace: string; ho
   // The reaper cleans up after workflows that were terminated (they never run their teardown).
   const reapEvery = opts.reapEverySeconds ?? Number(process.env.SAASBENCH_REAP_INTERVAL_SECONDS ?? 600);
   const clientConn = reapEvery > 0 ? await Connection.connect({ address: opts.address }) : undefined;
-  const stopReaper = clientConn ? startReaper(new Client({ connection: clientConn, namespace: opts.namespace }), reapEvery * 1000) : () => undefined;
+  const stopReaper = clientConn ? startReaper(new Client({ connection: clientConn, namespace: opts.namespace }), reapEvery * 1000, `${opts.address}/${opts.namespace}`) : () => undefined;
   const done = Promise.all([shared.run(), host.run()]).then(async () => {
     stopReaper();
     await closeSharedBrowser().catch(() => undefined);

@@ -142,7 +142,14 @@ export interface TrajectorySummary {
 }
 
 export interface IntegrityHit {
-  kind: 'evaluator_access' | 'check_access' | 'forbidden_source';
+  /**
+   * evaluator_access / check_access / forbidden_source: see below. The sandbox kinds (attempts the
+   * isolation stops; docs/security.md): docker_socket (container engine or host escape),
+   * host_probe (a service of the worker host through the bridge gateway), network_probe (another
+   * address: a neighbouring rollout, a port scan), resource_exhaustion (fork bombs, memory hogs,
+   * or the kernel's own count of limit hits), egress_denied (the egress proxy refused a host).
+   */
+  kind: 'evaluator_access' | 'check_access' | 'forbidden_source' | 'docker_socket' | 'host_probe' | 'network_probe' | 'resource_exhaustion' | 'egress_denied';
   /** the rule that matched (a path or a forbidden source) */
   rule: string;
   /** where: tool call id or event line number */
@@ -153,8 +160,9 @@ export interface IntegrityHit {
 
 /**
  * clean: nothing found. warning: touched the task's non-evaluation check material (published
- * layout's check/<task>/). flagged: cloned or downloaded a codebase the task forbids — reported, score
- * kept for a human to judge. voided: touched evaluator paths (DAG, rubrics, the evaluate folder) — the
+ * layout's check/<task>/), hit a resource limit, or was refused by the egress proxy. flagged: cloned
+ * or downloaded a codebase the task forbids, or tried to get out of its sandbox (docker socket, host
+ * services, other rollouts) — reported, score kept for a human to judge. voided: touched evaluator paths (DAG, rubrics, the evaluate folder) — the
  * score is voided in report.json, the original kept beside it.
  */
 export interface IntegrityReport {
@@ -165,6 +173,12 @@ export interface IntegrityReport {
   scannedToolCalls: number;
   scannedLines: number;
   samples: IntegrityHit[];
+  /** sandbox attempts (docker_socket, host_probe, network_probe): flagged for a human to judge */
+  sandboxHits?: number;
+  /** hits per kind, every kind that matched */
+  byKind?: Partial<Record<IntegrityHit['kind'], number>>;
+  /** the kernel's count of what the limits stopped (src/security/signals.ts) */
+  limits?: { oomKills: number; pidsLimitHits: number; memoryPeakBytes: number | null };
 }
 
 export interface EvaluateNodeInput {
@@ -186,7 +200,10 @@ export interface RolloutResult {
   runDir: string;
   host: string;
   agentRun: AgentRunSummary;
+  /** the task score (0 when voided) */
   score: TaskScore;
+  /** set when the transcript audit found evaluator access: the score above is 0, `original` is what the checks gave */
+  voided?: { reason: string; original: TaskScore['overall'] };
   outcomes: NodeOutcome[];
   timings: { provisionMs: number; agentMs: number; evaluationMs: number; totalMs: number };
 }

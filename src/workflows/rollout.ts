@@ -12,6 +12,7 @@ import type { Duration, RetryPolicy } from '@temporalio/common';
 import type * as activities from '../activities';
 import { NON_RETRYABLE } from '../errors';
 import { scoreTask } from '../scoring/task-score';
+import { voidScore } from '../scoring/void';
 import type { NodeOutcome } from '../scoring/types';
 import {
   RolloutInputSchema,
@@ -100,13 +101,16 @@ export async function rolloutWorkflow(raw: RolloutInput): Promise<RolloutResult>
     const evaluationMs = Date.now() - evalStarted;
 
     enter('scoring');
-    const score = scoreTask(outcomes, prov.plan.trajectories);
+    const computed = scoreTask(outcomes, prov.plan.trajectories);
+    const integrity = agentRun.integrity;
+    const voided = integrity?.verdict === 'voided' ? { reason: `evaluator access in the transcript (${integrity.evaluatorHits} hit(s))`, original: computed.overall } : undefined;
+    const score = voided ? voidScore(computed) : computed;
     progress.scorePct = score.overall.pct;
     upsertSearchAttributes([{ key: SA.score, value: score.overall.pct ?? 0 }]);
 
     const result: RolloutResult = {
       workflowId, rolloutKey, taskId: input.taskId, agent: input.agent, model: input.model, repeat: input.repeat, sweep: input.sweep,
-      runDir: prov.runDir, host: prov.host, agentRun, score, outcomes,
+      runDir: prov.runDir, host: prov.host, agentRun, score, outcomes, voided,
       timings: { provisionMs: prov.provisionMs, agentMs, evaluationMs, totalMs: Date.now() - started },
     };
     enter('persisting');

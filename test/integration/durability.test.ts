@@ -169,7 +169,7 @@ test('a terminated workflow never runs its teardown: the reaper removes its stac
   await h.terminate('test: simulate an operator terminating the rollout');
   const key = rolloutKeyFor(i);
   assert.notEqual(appContainer(key), '', 'the stack is still there after terminate');
-  const removed = await reapDeadRollouts(conn.client);
+  const removed = await reapDeadRollouts(conn.client, `${address}/default`);
   assert.ok(removed.includes(key), `reaped ${removed.join(', ')}`);
   assert.equal(appContainer(key), '');
 });
