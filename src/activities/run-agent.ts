@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { Context } from '@temporalio/activity';
 import { createAgent } from '../agents/factory';
 import { ensureAgentBinary } from '../agents/install';
-import { auditTranscript } from '../agents/integrity';
+import { auditTranscript, type SandboxFacts } from '../agents/integrity';
 import { ensureVenv } from '../agents/openhands/runtime';
 import { gatewayOf, startRelay, type Relay } from '../agents/llm-relay';
 import { checkAgentModel, resolveModel, upstreamOf } from '../agents/models';
@@ -18,6 +18,11 @@ import { writeJson } from '../runs/files';
 import type { Task } from '../tasks/task';
 import type { AgentRunSummary, RolloutInput, RolloutRef } from '../workflows/contracts';
 import { taskFor } from './task-cache';
+import { networkInterfaces } from 'node:os';
+import { docker } from '../sandbox/client';
+import { openAgentNetwork, type AgentNetwork } from '../security/agent-network';
+import { readEgressLog } from '../security/egress-proxy';
+import { limitSignals } from '../security/signals';
 
 export interface RunAgentInput {
   ref: RolloutRef;
@@ -48,6 +53,11 @@ export async function runAgent(i: RunAgentInput): Promise<AgentRunSummary> {
   };
   if (!resumeFrom) await withBeats(actx, () => preinstall(driver.name));
   const relay = await startRelayFor(driver, ctx, i);
+  // the agent's way out: relay + egress proxy ports opened in the rollout firewall for the agent phase only
+  const net = await openNetworkFor(driver, ctx, relay).catch(async (err: Error) => {
+    await relay?.close();
+    throw err;
+  });
   try {
     // host-side agents run in their own sidecar container: the supervisor watches that one
     const where = driver.processContainer ? { ...ctx, container: driver.processContainer(ctx) } : ctx;
@@ -65,8 +75,9 @@ export async function runAgent(i: RunAgentInput): Promise<AgentRunSummary> {
     await snapshotWorkspace(ctx.container, ctx.workspace, ctx.runDir).catch((err: Error) => log.warn({ err: err.message }, 'workspace snapshot failed'));
     const db = task.environment.database;
     if (db) await snapshotDatabase(i.ref.stack.services[db.service].container, db, ctx.runDir).catch((err: Error) => log.warn({ err: err.message }, 'database snapshot failed'));
-    return await finishRun(driver, ctx, task, run);
+    return await finishRun(driver, ctx, task, run, net);
   } finally {
+    await net?.close();
     if (relay) {
       writeJson(join(ctx.runDir, 'agent', 'relay-stats.json'), relay.stats);
       await relay.close();
@@ -106,8 +117,49 @@ async function startRelayFor(driver: AgentDriver, ctx: AgentContext, i: RunAgent
   return relay;
 }
 
+/**
+ * Agents in the container that talk to a model get the egress proxy (task.yaml network.allow) and
+ * the firewall opened for it and the relay (src/security/agent-network.ts); their launches get the
+ * proxy environment. Oracle and noop need no network.
+ */
+async function openNetworkFor(driver: AgentDriver, ctx: AgentContext, relay: Relay | null): Promise<(AgentNetwork & { gateway: string; relayPort?: number }) | null> {
+  if (!driver.llmApi || driver.site === 'host') return null;
+  const gateway = await gatewayOf(ctx.stack.network, ctx.container);
+  const net = await openAgentNetwork({
+    rolloutKey: ctx.rolloutKey,
+    project: ctx.stack.project,
+    gateway,
+    runDir: ctx.runDir,
+    allow: ctx.task.network?.allow ?? [],
+    relayPort: relay?.port,
+    noProxy: Object.keys(ctx.stack.services),
+    log: ctx.log,
+  });
+  ctx.extraEnv = net.env;
+  return { ...net, gateway, relayPort: relay?.port };
+}
+
+/** What the audit needs to classify sandbox attempts (src/agents/integrity.ts SandboxFacts). */
+async function sandboxFacts(ctx: AgentContext, net: (AgentNetwork & { gateway: string; relayPort?: number }) | null): Promise<SandboxFacts> {
+  const own: string[] = [];
+  for (const s of Object.values(ctx.stack.services)) {
+    const info = await docker().getContainer(s.container).inspect().catch(() => null);
+    for (const n of Object.values(info?.NetworkSettings?.Networks ?? {})) if (n.IPAddress) own.push(n.IPAddress);
+  }
+  const hostAddresses = Object.values(networkInterfaces()).flatMap((l) => (l ?? []).filter((a) => a.family === 'IPv4' && !a.internal).map((a) => a.address));
+  const proxyPort = net ? Number(new URL(net.proxyUrl).port) : undefined;
+  return {
+    gateway: net?.gateway,
+    allowedPorts: [net?.relayPort, proxyPort].filter((p): p is number => typeof p === 'number'),
+    hostAddresses,
+    ownAddresses: own,
+    egressDenied: readEgressLog(join(ctx.runDir, 'agent')).filter((d) => !d.allowed),
+    limits: await limitSignals(ctx.container),
+  };
+}
+
 /** The agent's transcript → trajectory.json, trajectory.atif.json and the integrity verdict. */
-async function finishRun(driver: AgentDriver, ctx: AgentContext, task: Task, run: AgentRunSummary): Promise<AgentRunSummary> {
+async function finishRun(driver: AgentDriver, ctx: AgentContext, task: Task, run: AgentRunSummary, net: (AgentNetwork & { gateway: string; relayPort?: number }) | null = null): Promise<AgentRunSummary> {
   if (!driver.finalize) return run;
   const attempts = readAttempts(ctx.runDir, run.history);
   const trajectory = await driver.finalize(ctx, attempts);
@@ -119,7 +171,7 @@ async function finishRun(driver: AgentDriver, ctx: AgentContext, task: Task, run
     files.push('trajectory.json', 'trajectory.atif.json');
   }
   const rawLines = attempts.flatMap((a) => a.stdout.split('\n'));
-  const integrity = auditTranscript(task, trajectory, rawLines);
+  const integrity = auditTranscript(task, trajectory, rawLines, await sandboxFacts(ctx, net));
   writeJson(join(ctx.runDir, 'integrity.json'), integrity);
   if (integrity.verdict !== 'clean') ctx.log.warn({ verdict: integrity.verdict, evaluatorHits: integrity.evaluatorHits, forbiddenSourceHits: integrity.forbiddenSourceHits }, 'transcript audit found something');
   const events = { 'claude-code': 'claude_events.jsonl', codex: 'codex_events.jsonl', openhands: 'openhands_trajectory.json' }[driver.name];

@@ -119,7 +119,8 @@ export class AgentLostError extends Error {
 async function launch(l: AgentLaunch, ctx: AgentContext, prev: SupervisionState, opts: SuperviseOptions): Promise<SupervisionState> {
   const attempt = prev.attempt + 1;
   const controlDir = `${CONTROL_ROOT}/attempt-${attempt}`;
-  const { pid } = await execDetached(ctx.container, l.script, { workdir: l.workdir ?? ctx.workspace, env: l.env, controlDir });
+  const env = ctx.extraEnv ? { ...ctx.extraEnv, ...l.env } : l.env;
+  const { pid } = await execDetached(ctx.container, l.script, { workdir: l.workdir ?? ctx.workspace, env, controlDir });
   const now = Date.now();
   const state = { ...prev, attempt, pid, controlDir, attemptStartedAt: now, stdoutBytes: 0, lastOutputAt: now, lastBeatAt: now };
   ctx.log.info({ pid, attempt }, 'agent process started');

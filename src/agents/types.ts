@@ -21,6 +21,11 @@ export interface AgentContext {
    * is a per-rollout relay credential, never the real API key. Set for drivers with `llmApi`.
    */
   llm?: LlmEndpoint;
+  /**
+   * Environment every launch of the agent gets (under the driver's own): the egress proxy
+   * (HTTP_PROXY, HTTPS_PROXY, NO_PROXY — src/security/agent-network.ts). Set by the activity.
+   */
+  extraEnv?: Record<string, string>;
 }
 
 export interface LlmEndpoint {

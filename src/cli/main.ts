@@ -6,7 +6,7 @@ import { InvalidInputError, formatIssue } from '../errors';
 import { agentNames } from '../agents/factory';
 import { ensureDevServer, stopDevServer } from '../temporal/dev-server';
 import { startWorker } from '../temporal/worker';
-import { intFlag, positiveFlag } from './options';
+import { formatCommanderError, intFlag, positiveFlag } from './options';
 import { runRollout } from './run';
 import { validateTaskCommand } from './tasks-validate';
 import { importTaskCommand } from './tasks-import';
@@ -22,8 +22,8 @@ import { reportCommand } from './report';
 
 const program = new Command('saasbench')
   .description('Evaluate coding agents on long SaaS engineering tasks, as durable Temporal workflows')
-  .showHelpAfterError()
-  .configureOutput({ outputError: (s, write) => write(`saasbench: ${s}`) });
+  .showHelpAfterError('(saasbench <command> --help shows the options)')
+  .configureOutput({ outputError: (s, write) => write(`saasbench: ${formatCommanderError(s)}`) });
 
 const exitWith = (p: Promise<number> | number) =>
   Promise.resolve(p).then(

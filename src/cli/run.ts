@@ -1,6 +1,8 @@
 import { config } from '../config';
-import { formatIssue } from '../errors';
-import { loadAnyTask } from '../tasks/load';
+import { InvalidInputError } from '../errors';
+import { createAgent } from '../agents/factory';
+import { checkAgentModel, resolveModel } from '../agents/models';
+import { loadRunnableTask } from '../tasks/load';
 import { connectClient } from '../temporal/connection';
 import { startWorker } from '../temporal/worker';
 import { RolloutInputSchema, rolloutWorkflowId, type RolloutInput, type RolloutResult } from '../workflows/contracts';
@@ -28,11 +30,9 @@ function stamp(): string {
 
 /** Start one rollout, show its progress, print its score table. Returns the process exit code. */
 export async function runRollout(o: RunOptions): Promise<number> {
-  const loaded = loadAnyTask(o.task);
-  if (!loaded.task) {
-    for (const i of loaded.issues) process.stderr.write(`${formatIssue(i)}\n`);
-    return 2;
-  }
+  // every problem of the task and the flags before anything starts (no Temporal call, no run folder)
+  const loaded = { task: loadRunnableTask(o.task) };
+  checkModelFlag(o.agent, o.model);
   const input: RolloutInput = RolloutInputSchema.parse({
     sweep: o.sweep ?? `run-${stamp()}`,
     taskDir: loaded.task.dir,
@@ -66,5 +66,15 @@ export async function runRollout(o: RunOptions): Promise<number> {
   } finally {
     await worker?.shutdown();
     await connection.close();
+  }
+}
+
+/** An agent that talks to a model needs a model of the registry, over an API it speaks. */
+function checkModelFlag(agent: string, model: string): void {
+  if (!createAgent(agent).llmApi) return;
+  try {
+    checkAgentModel(agent, resolveModel(model));
+  } catch (err) {
+    throw InvalidInputError.one('command line', '--model', model === 'none' ? `${agent} needs a model: ${(err as Error).message}` : (err as Error).message);
   }
 }

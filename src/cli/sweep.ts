@@ -28,7 +28,8 @@ export function readSweepFile(file: string): unknown {
     }
   }
   const doc = YAML.parseDocument(text, { prettyErrors: true });
-  if (doc.errors.length) throw new InvalidInputError(doc.errors.map((e) => ({ file, path: '', message: `invalid YAML: ${e.message}` })));
+  // the first error, on one line (the pretty form quotes the source over several lines)
+  if (doc.errors.length) throw InvalidInputError.one(file, '', `invalid YAML: ${doc.errors[0].message.split('\n')[0]}${doc.errors.length > 1 ? ` (and ${doc.errors.length - 1} more)` : ''}`);
   return doc.toJS();
 }
 

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { InvalidInputError } from '../errors';
 import type { ProcessRecord } from '../agents/snapshot';
-import { buildImages, docker, downStack, exec, loadCompose, upStack, writeFiles } from '../sandbox';
+import { stackIsolation, buildImages, docker, downStack, exec, loadCompose, upStack, writeFiles } from '../sandbox';
 import { diffLock, harnessLock, imagesLock, taskLock, type LockChange, type RolloutLock } from '../runs/lock';
 import { readJsonIfExists } from '../runs/files';
 import { loadRunnableTask } from '../tasks/load';
@@ -38,7 +38,7 @@ export async function rescore(runDir: string, log: Logger): Promise<RescoreResul
   const images = await buildImages(project, task.id);
   const newLock: RolloutLock = { ...oldLock, harness: harnessLock(), task: taskLock(task), images: await imagesLock(images) };
   const key = `${rollout.rolloutKey}.rescore-${Date.now().toString(36)}`;
-  const stack = await upStack({ rolloutKey: key, taskId: task.id, project, images });
+  const stack = await upStack({ rolloutKey: key, taskId: task.id, project, images, isolation: stackIsolation(task.environment.appService, task.limits) });
   try {
     const app = stack.services[task.environment.appService].container;
     const db = task.environment.database;

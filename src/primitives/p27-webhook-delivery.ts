@@ -87,10 +87,20 @@ async function startReceiver(ctx: PrimitiveContext, path: string): Promise<{ url
     server.listen(0, where.bindHost, () => resolve());
   });
   const port = (server.address() as AddressInfo).port;
+  let closePort: (() => Promise<void>) | undefined;
+  try {
+    closePort = await where.open?.(port);
+  } catch (err) {
+    server.close();
+    throw err;
+  }
   return {
     url: `http://${where.urlHost}:${port}${path}`,
     deliveries,
-    close: () => new Promise<void>((r) => server.close(() => r())),
+    close: async () => {
+      await closePort?.().catch(() => undefined);
+      await new Promise<void>((r) => server.close(() => r()));
+    },
   };
 }
 

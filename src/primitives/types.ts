@@ -67,7 +67,7 @@ export interface PrimitiveEnv {
    * Where P27 listens for webhook deliveries: `bindHost` on this machine, `urlHost` as the app
    * container reaches it (e.g. the Docker bridge gateway). Default 127.0.0.1 for both.
    */
-  webhookReceiver?: () => Promise<{ bindHost: string; urlHost: string }>;
+  webhookReceiver?: () => Promise<{ bindHost: string; urlHost: string; open?: (port: number) => Promise<() => Promise<void>> }>;
   /** compatibility behaviours switched on for published SaaSBench tasks (docs/compatibility.md) */
   compat?: {
     /** after a 2xx JSON response, copy id-like fields into chain variables (exported) */

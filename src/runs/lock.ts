@@ -16,6 +16,14 @@ export interface RolloutLock {
   images: Record<string, { ref: string; id: string | null }>;
   agent?: { name: string; cliVersion: string | null; model: string };
   judge?: { enabled: boolean; model: string };
+  /** the agent's sandbox as applied (docs/security.md); informational, not part of diffLock */
+  isolation?: {
+    agentService: string;
+    agentLimits: { cpus: number; memoryBytes: number; pids: number };
+    serviceLimits: { cpus: number; memoryBytes: number; pids: number };
+    firewall: string;
+    egressAllow: string[];
+  };
 }
 
 const sha256 = (buf: Buffer | string) => createHash('sha256').update(buf).digest('hex');

@@ -47,7 +47,7 @@ export function loadCompose(file: string, opts: LoadComposeOptions = {}): Compos
     throw new ComposeError(file, '', `cannot read the compose file (${(err as Error).message})`, { cause: err });
   }
   const doc = YAML.parseDocument(text, { merge: true, prettyErrors: true });
-  if (doc.errors.length > 0) fail([], `invalid YAML: ${doc.errors[0].message}`);
+  if (doc.errors.length > 0) fail([], `invalid YAML: ${doc.errors[0].message.split('\n')[0]}`);
   const parsed: unknown = doc.toJS({ maxAliasCount: 1000 });
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) fail([], 'the file must be a YAML mapping');
 

@@ -4,12 +4,17 @@
 import type Dockerode from 'dockerode';
 import type { ServiceSpec } from './compose-schema';
 import { LABEL, containerName, volumeName } from './naming';
+import { hostConfigFor, type ResourceLimits } from './isolation';
 
 export interface ContainerPlan {
   project: string;
   network: string;
   image: string;
   labels: Record<string, string>;
+  /** CPU, memory and pids limits (src/sandbox/isolation.ts); none when absent */
+  limits?: ResourceLimits;
+  /** the agent works in this container: also no-new-privileges */
+  agent?: boolean;
 }
 
 export const portKey = (p: { target: number; protocol: string }): string => `${p.target}/${p.protocol}`;
@@ -60,6 +65,7 @@ export function containerCreateOptions(spec: ServiceSpec, plan: ContainerPlan): 
             }
           : undefined,
     HostConfig: {
+      ...(plan.limits ? hostConfigFor(plan.limits, !!plan.agent) : {}),
       Binds: binds,
       PortBindings: bindings,
       NetworkMode: plan.network,

@@ -15,10 +15,13 @@ export class ComposeError extends SandboxError {
   /** JSON path inside the file, e.g. `services.app.ports[0]`; '' for the whole file. */
   readonly path: string;
   readonly file: string;
+  /** the problem alone, without file and path */
+  readonly sentence: string;
   constructor(file: string, path: string, sentence: string, options?: { cause?: unknown }) {
     super(`${file}${path ? `: ${path}` : ''}: ${sentence}`, options);
     this.file = file;
     this.path = path;
+    this.sentence = sentence;
   }
 }
 

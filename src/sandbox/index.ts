@@ -17,3 +17,14 @@ export { exec, execDetached, shQuote, ExecResult, type ExecOptions, type ExecDet
 export { readFile, writeFiles, copyDirInto, type FileToWrite } from './files';
 export { docker, setDockerClient } from './client';
 export { LABEL, projectName, networkName, containerName, volumeName, RolloutKey } from './naming';
+export {
+  DEFAULT_AGENT_LIMITS,
+  DEFAULT_SERVICE_LIMITS,
+  DEFAULT_ISOLATION,
+  dockerHostCpus,
+  effectiveLimits,
+  isolationPolicyIssues,
+  stackIsolation,
+  type ResourceLimits,
+  type StackIsolation,
+} from './isolation';

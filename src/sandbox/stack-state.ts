@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { docker } from './client';
 import { SandboxInfraError, dockerStatus, infra, isNotFound } from './errors';
 import { LABEL, checkRolloutKey, networkName, projectName } from './naming';
+import { reapOrphanFirewalls, removeStackFirewall } from '../security/firewall';
 
 export const StackHandle = z.object({
   rolloutKey: z.string(),
@@ -84,7 +85,7 @@ export async function findStack(rolloutKey: string): Promise<StackHandle | null>
   return s.complete ? s.handle : null;
 }
 
-/** Removes every container, network and volume labelled with the rollout. Idempotent. */
+/** Removes every container, network and volume labelled with the rollout, and its firewall rules. Idempotent. */
 export async function downStack(rolloutKey: string): Promise<{ removed: { containers: number; networks: number; volumes: number } }> {
   const key = checkRolloutKey(rolloutKey);
   const d = docker();
@@ -125,6 +126,7 @@ export async function downStack(rolloutKey: string): Promise<{ removed: { contai
           if (!gone(err)) throw err;
         });
     }
+    await removeStackFirewall(projectName(key));
     return { removed: { containers: removedC.reduce((a, b) => a + b, 0), networks, volumes } };
   } catch (err) {
     throw infra(`removing stack ${key}`, err);
@@ -165,6 +167,8 @@ export async function reapStacks(isLive: (rolloutKey: string) => Promise<boolean
       failures.push(`${key}: ${(err as Error).message}`);
     }
   }
+  // firewall chains whose bridge is gone (a crash between removing the network and the rules)
+  await reapOrphanFirewalls().catch((err: Error) => failures.push(`firewall: ${err.message}`));
   if (failures.length) {
     throw new SandboxInfraError(`reaping failed for ${failures.length} rollout(s) (removed: ${removed.join(', ') || 'none'}):\n${failures.join('\n')}`);
   }

@@ -7,6 +7,8 @@ import { containerCreateOptions } from './container-config';
 import { LABEL, baseLabels, checkRolloutKey, containerName, networkName, projectName, volumeName } from './naming';
 import { downStack, inspectStack, type StackHandle } from './stack-state';
 import { waitForCondition, type Condition } from './stack-wait';
+import { DEFAULT_ISOLATION, dockerHostCpus, effectiveLimits, networkOptions, type StackIsolation } from './isolation';
+import { applyStackFirewall, firewallNames, FirewallError } from '../security/firewall';
 
 export interface UpStackOptions {
   rolloutKey: string;
@@ -20,6 +22,8 @@ export interface UpStackOptions {
   /** Also wait for every service with a healthcheck before returning (like `up --wait`). Default true. */
   waitHealthy?: boolean;
   onProgress?: (line: string) => void;
+  /** limits per service and which one is the agent's; default: DEFAULT_ISOLATION (docs/security.md) */
+  isolation?: StackIsolation;
 }
 
 export async function upStack(opts: UpStackOptions): Promise<StackHandle> {
@@ -36,6 +40,7 @@ export async function upStack(opts: UpStackOptions): Promise<StackHandle> {
   const existing = await inspectStack(key);
   if (existing.complete) {
     log(`stack ${project} already running; re-checking readiness`);
+    await firewall(project);
     await waitReady(spec, project, timeout, opts.waitHealthy ?? true);
     return (await inspectStack(key)).handle;
   }
@@ -54,11 +59,21 @@ export async function upStack(opts: UpStackOptions): Promise<StackHandle> {
     // Network names are not unique in Docker; only create one if no labelled one exists.
     const nets = await d.listNetworks({ filters: JSON.stringify({ name: [network], label: [`${LABEL.rollout}=${key}`] }) });
     if (!nets.some((n) => n.Name === network)) {
-      await d.createNetwork({ Name: network, Driver: 'bridge', CheckDuplicate: true, Labels: { ...labels, [LABEL.project]: project } });
+      await d.createNetwork({
+        Name: network,
+        Driver: 'bridge',
+        CheckDuplicate: true,
+        Options: networkOptions(firewallNames(project).bridge),
+        Labels: { ...labels, [LABEL.project]: project },
+      });
     }
   } catch (err) {
     throw infra(`creating network/volumes for ${project}`, err);
   }
+  // before any container starts: nothing of the stack ever runs unguarded
+  await firewall(project);
+  const iso = opts.isolation ?? DEFAULT_ISOLATION;
+  const cpus = await dockerHostCpus();
 
   for (const name of spec.order) {
     const svc = spec.services[name];
@@ -76,6 +91,8 @@ export async function upStack(opts: UpStackOptions): Promise<StackHandle> {
         [LABEL.services]: spec.order.join(','),
         ...(oneshots.has(name) ? { [LABEL.oneshot]: 'true' } : {}),
       },
+      limits: effectiveLimits(name === iso.agentService ? iso.agentLimits : iso.serviceLimits, cpus),
+      agent: name === iso.agentService,
     });
     log(`[${name}] creating ${create.name} from ${opts.images[name]}`);
     try {
@@ -93,6 +110,16 @@ export async function upStack(opts: UpStackOptions): Promise<StackHandle> {
   const state = await inspectStack(key);
   if (!state.complete) throw infra(`stack ${project}`, new Error('not all services are running after start'));
   return state.handle;
+}
+
+async function firewall(project: string): Promise<void> {
+  try {
+    await applyStackFirewall(project);
+  } catch (err) {
+    // SAASBENCH_FIREWALL=required without a usable iptables is a configuration error, not a hiccup
+    if (err instanceof FirewallError && /required/.test(err.message)) throw new SandboxInputError(err.message);
+    throw infra(`firewall of ${project}`, err);
+  }
 }
 
 /** Every service started (one-shots completed), and — if asked — healthchecked ones healthy. */

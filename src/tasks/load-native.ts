@@ -7,6 +7,8 @@ import { TaskManifestSchema } from './manifest-schema';
 import { checkDag } from './validate-dag';
 import { checkPlaceholders } from './placeholders';
 import { hashTree } from './hash';
+import { zodInputIssues } from './zod-issues';
+import { knowledgeBaseIssues } from './knowledge-base';
 import type { Task } from './task';
 
 export interface LoadResult {
@@ -35,11 +37,11 @@ export function loadNativeTask(dirArg: string): LoadResult {
   try {
     raw = YAML.parse(readFileSync(manifestFile, 'utf8'));
   } catch (e) {
-    return { task: null, issues: [{ file: manifestFile, path: '', message: existsSync(manifestFile) ? `not valid YAML: ${(e as Error).message}` : 'file not found' }] };
+    return { task: null, issues: [{ file: manifestFile, path: '', message: existsSync(manifestFile) ? `not valid YAML: ${(e as Error).message.split('\n')[0]}` : 'file not found' }] };
   }
   const parsed = TaskManifestSchema.safeParse(raw);
   if (!parsed.success) {
-    return { task: null, issues: parsed.error.issues.map((i) => ({ file: manifestFile, path: jsonPath(i.path), message: i.message })) };
+    return { task: null, issues: zodInputIssues(parsed.error, manifestFile) };
   }
   const m = parsed.data;
   const need = (rel: string, key: string): string => {
@@ -53,10 +55,14 @@ export function loadNativeTask(dirArg: string): LoadResult {
   const composeFile = need(m.environment.compose, 'environment.compose');
   const dagFile = need(m.evaluation.dag, 'evaluation.dag');
   const solutionDir = m.solution ? need(m.solution.dir, 'solution.dir') : undefined;
-  if (kbFile && existsSync(kbFile)) readJson(kbFile, issues);
+  if (kbFile && existsSync(kbFile)) {
+    const kb = readJson(kbFile, issues);
+    if (kb !== undefined) issues.push(...knowledgeBaseIssues(kb, kbFile));
+  }
   if (issues.length) return { task: null, issues };
 
   const rawDag = readJson(dagFile, issues) as { nodes?: unknown[] } | undefined;
+  if (rawDag === undefined) return { task: null, issues };
   const check = checkDag(rawDag, dagFile);
   issues.push(...check.issues);
   const notes: string[] = [];
@@ -80,6 +86,8 @@ export function loadNativeTask(dirArg: string): LoadResult {
     solution: m.solution && solutionDir ? { dir: solutionDir, start: m.solution.start } : undefined,
     variables: m.variables,
     ...(m.forbiddenSources ? { forbiddenSources: m.forbiddenSources } : {}),
+    ...(m.limits ? { limits: { cpus: m.limits.cpus, memoryBytes: m.limits.memory, pids: m.limits.pids } } : {}),
+    ...(m.network ? { network: { allow: m.network.allow } } : {}),
     hash: hashTree(dir),
     unsupported: check.unsupported,
   };

@@ -1,3 +1,4 @@
+import { knowledgeBaseIssues } from './knowledge-base';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, isAbsolute, join, resolve } from 'node:path';
 import YAML from 'yaml';
@@ -244,7 +245,10 @@ export function loadPublishedTask(dirArg: string, opts: { dag?: string; derivedD
   const prdFile = findFirst([join(dir, 'tasks', taskName, 'task', 'task.md'), join(dir, 'tasks', taskName, 'task.md'), join(dir, 'task.md')]);
   const kbFile = findFirst([join(dir, 'tasks', taskName, 'kb', 'knowledge_base.json'), join(dir, 'tasks', taskName, 'knowledge_base.json'), join(dir, 'knowledge_base.json')]);
   if (!prdFile) notes.push('task.md (the PRD) is not in this folder: the published benchmark distributes it separately (Hugging Face SaaSBench/SaaSBench); add it before running');
-  if (kbFile) readJson(kbFile, issues);
+  if (kbFile) {
+    const kb = readJson(kbFile, issues);
+    if (kb !== undefined) issues.push(...knowledgeBaseIssues(kb, kbFile));
+  }
   const configPyFile = findFirst([join(evalDir, 'config.py')]);
   const configPy = configPyFile ? readFileSync(configPyFile, 'utf8') : null;
   const { users, source: usersFrom } = parseTestUsers(configPy, promptText);

@@ -3,14 +3,15 @@ import { join, resolve } from 'node:path';
 import { InvalidInputError } from '../errors';
 import { loadNativeTask, type LoadResult } from './load-native';
 import { isPublishedLayout, loadPublishedTask } from './load-published';
+import { environmentIssues } from './environment-check';
 import type { Task } from './task';
 
 /** Native (task.yaml) or published SaaSBench layout, told apart by what the folder holds. */
 export function loadAnyTask(dirArg: string): LoadResult {
   const dir = resolve(dirArg);
   if (!existsSync(dir)) return { task: null, issues: [{ file: dir, path: '', message: 'task folder does not exist' }] };
-  if (existsSync(join(dir, 'task.yaml'))) return loadNativeTask(dir);
-  if (isPublishedLayout(dir)) return loadPublishedTask(dir);
+  if (existsSync(join(dir, 'task.yaml'))) return withEnvironment(loadNativeTask(dir));
+  if (isPublishedLayout(dir)) return withEnvironment(loadPublishedTask(dir));
   return { task: null, issues: [{ file: dir, path: '', message: 'not a task folder: no task.yaml and not the published SaaSBench layout (tasks/ + check/)' }] };
 }
 
@@ -23,4 +24,12 @@ export function loadRunnableTask(dir: string): Task {
     throw new InvalidInputError(unsupported.map(([type, n]) => ({ file: r.task!.dagFile, path: '', message: `primitive ${type} is not supported by this build (${n} uses)` })));
   }
   return r.task;
+}
+
+/** Adds the compose and isolation checks (src/tasks/environment-check.ts) unless the loader already reported the compose file. */
+function withEnvironment(r: LoadResult): LoadResult {
+  const t = r.task;
+  if (!t || r.issues.some((i) => i.file === t.environment.composeFile || i.message.startsWith('compose:'))) return r;
+  const env = environmentIssues(t);
+  return env.length ? { ...r, issues: [...r.issues, ...env] } : r;
 }

@@ -27,6 +27,10 @@ export interface Task {
   variables: Record<string, Json>;
   /** upstream codebases the agent must not clone or download (task.yaml forbiddenSources) */
   forbiddenSources?: string[];
+  /** resource limits of the agent's container (task.yaml `limits`); unset fields take the defaults */
+  limits?: { cpus?: number; memoryBytes?: number; pids?: number };
+  /** the agent's outbound network (task.yaml `network`): hosts reachable through the egress proxy */
+  network?: { allow: string[] };
   /** sha256 over the task folder's files (reference-solution dependencies excluded) */
   hash: string;
   /** published primitive types this build cannot run yet, with counts */

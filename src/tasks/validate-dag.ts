@@ -3,6 +3,7 @@ import { jsonPath } from '../json';
 import type { InputIssue } from '../errors';
 import { findPrimitive, isKnownPublishedType } from '../primitives/registry';
 import { RawDagSchema, RawNodeSchema, type Dag, type DagNode } from './dag-schema';
+import { zodInputIssues } from './zod-issues';
 
 export interface DagCheck {
   dag: Dag;
@@ -12,7 +13,7 @@ export interface DagCheck {
 }
 
 function zodIssues(file: string, err: z.ZodError, prefix: string, nodeId?: string): InputIssue[] {
-  return err.issues.map((i) => ({ file, path: jsonPath(i.path, prefix), message: i.message, nodeId }));
+  return zodInputIssues(err, file, prefix, nodeId);
 }
 
 /**

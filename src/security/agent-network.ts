@@ -1,0 +1,73 @@
+/**
+ * The agent phase's network: what the agent's container may reach on the worker host while the
+ * agent runs, and nothing after. Opens the rollout firewall (src/security/firewall.ts) for the LLM
+ * relay's port and the egress proxy's port on the bridge gateway, starts the egress proxy
+ * (src/security/egress-proxy.ts) with the task's `network.allow`, and hands back the proxy
+ * environment for every agent launch. `close()` closes both ports again, so during evaluation the
+ * app has no way out at all. Records the result in `<runDir>/isolation.json`.
+ */
+import { join } from 'node:path';
+import type { Logger } from 'pino';
+import { writeJson } from '../runs/files';
+import { closeHostPort, firewallPlan, openHostPort, openPorts, type FirewallStatus } from './firewall';
+import { startEgressProxy } from './egress-proxy';
+
+export interface AgentNetworkOptions {
+  rolloutKey: string;
+  /** the stack's compose project (names the firewall chains) */
+  project: string;
+  /** the bridge gateway address (llm-relay's gatewayOf) */
+  gateway: string;
+  runDir: string;
+  /** task.yaml network.allow */
+  allow: string[];
+  /** the LLM relay's port on the gateway, when the agent has one */
+  relayPort?: number;
+  /** names that must not go through the proxy (the stack's services) */
+  noProxy: string[];
+  log?: Logger;
+}
+
+export interface AgentNetwork {
+  env: Record<string, string>;
+  proxyUrl: string;
+  firewall: FirewallStatus;
+  close(): Promise<void>;
+}
+
+export async function openAgentNetwork(o: AgentNetworkOptions): Promise<AgentNetwork> {
+  const firewall = await firewallPlan();
+  const proxy = await startEgressProxy({
+    key: o.rolloutKey,
+    bindHost: o.gateway,
+    allow: o.allow,
+    // a client that ignores NO_PROXY sends its relay calls through the proxy: let them pass
+    alwaysAllow: o.relayPort ? [{ host: o.gateway, port: o.relayPort }] : [],
+    stateDir: join(o.runDir, 'agent'),
+    log: o.log,
+  });
+  const ports = [proxy.port, ...(o.relayPort ? [o.relayPort] : [])];
+  try {
+    for (const p of ports) await openHostPort(o.project, o.gateway, p);
+  } catch (err) {
+    await proxy.close();
+    throw err;
+  }
+  writeJson(join(o.runDir, 'isolation.json'), {
+    gateway: o.gateway,
+    firewall: firewall.applied ? 'on' : `off: ${firewall.reason}`,
+    hostPortsOpenDuringAgent: await openPorts(o.project),
+    egressProxy: proxy.url,
+    egressAllow: o.allow,
+    relayPort: o.relayPort ?? null,
+  });
+  return {
+    env: proxy.env([o.gateway, ...o.noProxy]),
+    proxyUrl: proxy.url,
+    firewall,
+    async close() {
+      for (const p of ports) await closeHostPort(o.project, o.gateway, p).catch((err: Error) => o.log?.warn({ err: err.message, port: p }, 'closing a firewall port failed'));
+      await proxy.close();
+    },
+  };
+}
