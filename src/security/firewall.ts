@@ -171,7 +171,8 @@ const portRule = (gateway: string, port: number) => ['-d', `${gateway}/32`, '-p'
 export async function openHostPort(project: string, gateway: string, port: number): Promise<void> {
   if (!(await firewallPlan()).applied) return;
   const { inChain } = firewallNames(project);
-  if (!(await run(iptablesBin(), ['-S', inChain])).ok) throw new FirewallError(`no firewall chain ${inChain} for ${project} (was the stack started by this harness?)`);
+  // a stack started while the firewall was off (or by an older worker) gets its chains now
+  if (!(await run(iptablesBin(), ['-S', inChain])).ok) await applyStackFirewall(project);
   await ensure(iptablesBin(), inChain, portRule(gateway, port));
 }
 
