@@ -90,6 +90,10 @@ export async function sweepCommand(fileArg: string, o: SweepCommandOptions): Pro
       staticSummary: `sweep ${input.name}`,
     });
     const attached = before?.status.name === 'RUNNING';
+    const runningConfig = (before?.memo as { config?: unknown } | undefined)?.config;
+    if (attached && runningConfig !== undefined && JSON.stringify(runningConfig) !== JSON.stringify(input)) {
+      process.stderr.write(`warning: ${workflowId} is running with a different configuration than ${file}; following it as it is (stop it and re-submit to change it)\n`);
+    }
     process.stderr.write(
       `${attached ? 'attached to the running' : 'started'} ${workflowId}${target.uiUrl ? `\n  Temporal UI: ${target.uiUrl}/namespaces/${target.namespace}/workflows/${encodeURIComponent(workflowId)}` : ''}\n`,
     );

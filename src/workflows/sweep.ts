@@ -80,6 +80,8 @@ export const stopSweepSignal = defineSignal<[StopRequest?]>('stop');
 
 const retry: RetryPolicy = { maximumAttempts: 5, initialInterval: '2s', backoffCoefficient: 2, nonRetryableErrorTypes: NON_RETRYABLE };
 const acts = proxyActivities<Acts>({ startToCloseTimeout: '10 minutes', heartbeatTimeout: '2 minutes', retry });
+/** loading and hashing every task is synchronous work: no heartbeats, a plain timeout */
+const planActs = proxyActivities<Acts>({ startToCloseTimeout: '10 minutes', retry });
 
 interface Entry {
   item: SweepItem;
@@ -415,7 +417,7 @@ export async function sweepWorkflow(raw: SweepInputRaw, carry?: SweepCarry): Pro
 
 async function resolveTasks(input: ReturnType<typeof SweepInputSchema.parse>): Promise<ResolvedTask[]> {
   try {
-    return await acts.sweepResolveTasks({ input });
+    return await planActs.sweepResolveTasks({ input });
   } catch (err) {
     const cause = err instanceof ActivityFailure ? err.cause : err;
     if (cause instanceof AppFailure && cause.type === 'InvalidInputError') invalid(cause.message);

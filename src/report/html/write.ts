@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { writeAtomic, writeJson } from '../../runs/files';
 import type { TaxonomyThresholds } from '../../scoring/taxonomy';
@@ -8,9 +8,12 @@ import { renderRolloutHtml } from './rollout-html';
 import { renderSweepHtml } from './sweep-html';
 
 /** Write report.html into a run folder (next to report.json). Returns the file, or null without report.json. */
-export async function writeRolloutHtml(runDir: string, th?: TaxonomyThresholds): Promise<string | null> {
-  if (!existsSync(join(runDir, 'report.json'))) return null;
+export async function writeRolloutHtml(runDir: string, th?: TaxonomyThresholds, opts: { ifStale?: boolean } = {}): Promise<string | null> {
+  const json = join(runDir, 'report.json');
+  if (!existsSync(json)) return null;
   const file = join(runDir, 'report.html');
+  // a sweep re-writes its report often (every re-submission); a page newer than its data is kept
+  if (opts.ifStale && existsSync(file) && statSync(file).mtimeMs >= statSync(json).mtimeMs) return file;
   writeAtomic(file, await renderRolloutHtml(runDir, th));
   return file;
 }
@@ -28,7 +31,7 @@ export async function writeSweepReport(r: SweepResult, dir: string): Promise<{ d
   for (const x of r.rollouts) {
     if (!x.runDir || x.state !== 'completed') continue;
     try {
-      const page = await writeRolloutHtml(x.runDir, r.input.taxonomy);
+      const page = await writeRolloutHtml(x.runDir, r.input.taxonomy, { ifStale: true });
       if (page) links[x.workflowId] = relative(dir, page).split('\\').join('/');
     } catch {
       // a run folder that cannot be read (another host, half-deleted) just gets no link
