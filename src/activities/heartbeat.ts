@@ -19,3 +19,12 @@ export async function withHeartbeat<T>(fn: () => Promise<T>, everyMs = 5000): Pr
     clearInterval(timer);
   }
 }
+
+/** True inside an activity whose cancellation has been delivered (via a heartbeat response). */
+export function activityCancelled(): boolean {
+  try {
+    return Context.current().cancellationSignal.aborted;
+  } catch {
+    return false;
+  }
+}

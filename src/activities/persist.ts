@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { readJsonIfExists, writeAtomic, writeJson } from '../runs/files';
 import type { RolloutLock } from '../runs/lock';
 import { renderSummaryMarkdown } from '../report/summary-md';
+import { writeRolloutHtml } from '../report/html/write';
 import type { RolloutInput, RolloutRef, RolloutResult } from '../workflows/contracts';
 
 /** Write report.json, node_results.json and a Markdown summary for one rollout. Idempotent. */
@@ -51,5 +52,7 @@ export async function persistResults(i: { ref: RolloutRef; result: RolloutResult
   if (lock) writeJson(join(dir, 'lock.json'), { ...lock, agent: { name: result.agent, cliVersion: result.agentRun.cliVersion ?? null, model: result.model }, judge: i.input.evaluation.judge });
   writeJson(join(dir, 'report.json'), report);
   writeAtomic(join(dir, 'summary.md'), renderSummaryMarkdown(result));
+  // A page a person can look at: scores, charts and every node's evidence.
+  await writeRolloutHtml(dir).catch(() => undefined);
   return { runDir: dir };
 }

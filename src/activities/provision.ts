@@ -11,7 +11,8 @@ import { planOf } from '../tasks/plan';
 import { appUrlOf } from '../primitives/env-from-stack';
 import type { Provisioned } from '../workflows/contracts';
 import { taskFor } from './task-cache';
-import { withHeartbeat } from './heartbeat';
+import { activityCancelled, withHeartbeat } from './heartbeat';
+import { CancelledFailure } from '@temporalio/common';
 
 export interface ProvisionInput {
   rolloutKey: string;
@@ -50,6 +51,11 @@ async function provisionStack(i: ProvisionInput): Promise<Provisioned> {
     // A half-started stack is worth nothing to the retry and holds ports: remove it first.
     await downStack(i.rolloutKey).catch(() => undefined);
     throw err;
+  }
+  // Cancelled while the stack was starting (the workflow has moved on and will never tear it down).
+  if (activityCancelled()) {
+    await downStack(i.rolloutKey).catch(() => undefined);
+    throw new CancelledFailure('rollout cancelled during provisioning; its stack was removed');
   }
   const hostId = config.hostId();
   const result: Provisioned = {

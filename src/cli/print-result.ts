@@ -19,5 +19,5 @@ export function printRolloutResult(r: RolloutResult, out: NodeJS.WritableStream 
     const n = s.statusCounts.SKIPPED_LLM ?? 0;
     w(`LLM-judge nodes SKIPPED_LLM: ${n} (maxScore ${s.judgeDroppedMaxScore} left out of the denominator)`);
   }
-  w(`results: ${r.runDir}`);
+  w(`results: ${r.runDir} (report.html, report.json, node_results.json)`);
 }
