@@ -66,30 +66,53 @@ function parseBody(text: string): unknown {
   }
 }
 
-/**
- * One HTTP exchange with node's http/https module: no redirects are followed, no connection reuse,
- * a hard deadline over the whole exchange (connect + headers + body).
- */
+export interface RawRequest {
+  baseUrl: string;
+  method: string;
+  /** path beginning with `/`, query string included */
+  path: string;
+  headers: Record<string, string>;
+  body?: Buffer;
+  timeoutMs: number;
+  maxBodyBytes?: number;
+}
+
+export interface RawResponse extends HttpResponse {
+  /** each Set-Cookie header line, unjoined */
+  setCookies: string[];
+  /** the response bytes (up to maxBodyBytes) */
+  bytes: Buffer;
+}
+
+/** One HTTP exchange with a JSON (or no) body; see sendRaw for the transport rules. */
 export function sendHttp(spec: HttpRequestSpec): Promise<HttpResponse> {
-  const sentPath = appendQuery(spec.path, spec.query);
+  const headers: Record<string, string> = { ...spec.headers };
+  let body: Buffer | undefined;
+  if (spec.jsonBody !== undefined) {
+    body = Buffer.from(JSON.stringify(spec.jsonBody), 'utf8');
+    if (!hasHeader(headers, 'content-type')) headers['Content-Type'] = 'application/json';
+  }
+  return sendRaw({ baseUrl: spec.baseUrl, method: spec.method, path: appendQuery(spec.path, spec.query), headers, body, timeoutMs: spec.timeoutMs, maxBodyBytes: spec.maxBodyBytes });
+}
+
+/**
+ * One HTTP exchange with node's http/https module and an arbitrary body (JSON, form, multipart,
+ * bytes): no redirects are followed, no connection reuse, a hard deadline over the whole exchange
+ * (connect + headers + body). Also returns the raw Set-Cookie lines and bytes that sessions and
+ * downloads need.
+ */
+export function sendRaw(spec: RawRequest): Promise<RawResponse> {
   // an app mounted under a base path keeps it: baseUrl http://h:1/api + /x → /api/x
   const base = new URL(spec.baseUrl);
-  const target = new URL(base.pathname.replace(/\/$/, '') + sentPath, base.origin);
+  const target = new URL(base.pathname.replace(/\/$/, '') + spec.path, base.origin);
   const mod = target.protocol === 'https:' ? https : http;
   const headers: Record<string, string> = { ...spec.headers };
-  let payload: Buffer | undefined;
-  if (spec.jsonBody !== undefined) {
-    payload = Buffer.from(JSON.stringify(spec.jsonBody), 'utf8');
-    if (!hasHeader(headers, 'content-type')) headers['Content-Type'] = 'application/json';
-  } else if (!['GET', 'HEAD', 'OPTIONS', 'DELETE'].includes(spec.method)) {
-    payload = Buffer.alloc(0);
-  }
+  const payload = spec.body ?? (['GET', 'HEAD', 'OPTIONS', 'DELETE'].includes(spec.method) ? undefined : Buffer.alloc(0));
   if (payload) headers['Content-Length'] = String(payload.length);
   const maxBytes = spec.maxBodyBytes ?? 10 * 1024 * 1024;
   const started = process.hrtime.bigint();
   const elapsed = () => Number((process.hrtime.bigint() - started) / 1_000_000n);
-
-  return new Promise<HttpResponse>((resolve, reject) => {
+  return new Promise<RawResponse>((resolve, reject) => {
     let settled = false;
     const finish = (fn: () => void) => {
       if (settled) return;
@@ -97,42 +120,39 @@ export function sendHttp(spec: HttpRequestSpec): Promise<HttpResponse> {
       clearTimeout(timer);
       fn();
     };
-    const req = mod.request(
-      target,
-      { method: spec.method, headers, agent: false },
-      (res) => {
-        const chunks: Buffer[] = [];
-        let size = 0;
-        let truncated = false;
-        res.on('data', (c: Buffer) => {
-          if (size < maxBytes) chunks.push(size + c.length > maxBytes ? c.subarray(0, maxBytes - size) : c);
-          if (size + c.length > maxBytes) truncated = true;
-          size += c.length;
-        });
-        res.on('end', () =>
-          finish(() => {
-            const rawText = Buffer.concat(chunks).toString('utf8');
-            resolve({
-              status: res.statusCode ?? 0,
-              headers: flattenHeaders(res.headers),
-              body: truncated ? rawText : parseBody(rawText),
-              rawText,
-              truncated,
-              elapsedMs: elapsed(),
-              sentPath,
-            });
-          }),
-        );
-        res.on('error', (e) => finish(() => reject(new HttpTransportError(`response error: ${e.message}`, elapsed(), false))));
-      },
-    );
+    const req = mod.request(target, { method: spec.method, headers, agent: false }, (res) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      let truncated = false;
+      res.on('data', (c: Buffer) => {
+        if (size < maxBytes) chunks.push(size + c.length > maxBytes ? c.subarray(0, maxBytes - size) : c);
+        if (size + c.length > maxBytes) truncated = true;
+        size += c.length;
+      });
+      res.on('end', () =>
+        finish(() => {
+          const bytes = Buffer.concat(chunks);
+          const rawText = bytes.toString('utf8');
+          resolve({
+            status: res.statusCode ?? 0,
+            headers: flattenHeaders(res.headers),
+            body: truncated ? rawText : parseBody(rawText),
+            rawText,
+            truncated,
+            elapsedMs: elapsed(),
+            sentPath: spec.path,
+            setCookies: res.headers['set-cookie'] ?? [],
+            bytes,
+          });
+        }),
+      );
+      res.on('error', (e) => finish(() => reject(new HttpTransportError(`response error: ${e.message}`, elapsed(), false))));
+    });
     const timer = setTimeout(() => {
       finish(() => reject(new HttpTransportError(`timed out after ${spec.timeoutMs / 1000}s`, elapsed(), true)));
       req.destroy();
     }, spec.timeoutMs);
-    req.on('error', (e: NodeJS.ErrnoException) =>
-      finish(() => reject(new HttpTransportError(`${e.code ?? 'error'}: ${e.message}`, elapsed(), false))),
-    );
+    req.on('error', (e: NodeJS.ErrnoException) => finish(() => reject(new HttpTransportError(`${e.code ?? 'error'}: ${e.message}`, elapsed(), false))));
     if (payload) req.end(payload);
     else req.end();
   });
