@@ -16,7 +16,7 @@ import https from 'node:https';
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { AddressInfo } from 'node:net';
+import { listenOn } from '../listen';
 import type { Logger } from 'pino';
 import { registerSecret } from '../log';
 import { writeJson } from '../runs/files';
@@ -77,7 +77,7 @@ export async function startRelay(o: RelayOptions): Promise<Relay> {
   server.keepAliveTimeout = 65_000;
   server.requestTimeout = 0; // streams last as long as the model talks; the supervisor watches idleness
   server.headersTimeout = 60_000;
-  const port = await listen(server, o.bindHost, saved?.bindHost === o.bindHost ? saved.port : 0);
+  const port = await listenOn(server, o.bindHost, saved?.bindHost === o.bindHost ? saved.port : 0, 'LLM relay');
   writeJson(stateFile, { bindHost: o.bindHost, port, token, upstreamBaseUrl: o.upstream.baseUrl, startedAt: new Date().toISOString() });
   const url = `http://${o.bindHost.includes(':') ? `[${o.bindHost}]` : o.bindHost}:${port}`;
   const entry: Live = {
@@ -111,21 +111,6 @@ function readState(file: string): { bindHost: string; port: number; token: strin
   }
 }
 
-function listen(server: http.Server, host: string, port: number): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const onError = (err: Error) => {
-      server.off('listening', onListening);
-      reject(new Error(`LLM relay cannot listen on ${host}:${port}: ${err.message}`));
-    };
-    const onListening = () => {
-      server.off('error', onError);
-      resolve((server.address() as AddressInfo).port);
-    };
-    server.once('error', onError);
-    server.once('listening', onListening);
-    server.listen(port, host);
-  });
-}
 
 const safeOrigin = (u: string) => {
   try {

@@ -22,7 +22,7 @@ import { lookup } from 'node:dns/promises';
 import { appendFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { networkInterfaces } from 'node:os';
 import { join } from 'node:path';
-import type { AddressInfo } from 'node:net';
+import { listenOn } from '../listen';
 import type { Logger } from 'pino';
 import { writeJson } from '../runs/files';
 
@@ -205,7 +205,7 @@ export async function startEgressProxy(o: EgressProxyOptions): Promise<EgressPro
 
   const stateFile = join(o.stateDir, 'egress.json');
   const saved = readState(stateFile);
-  const port = await listen(server, o.bindHost, saved?.bindHost === o.bindHost ? saved.port : 0);
+  const port = await listenOn(server, o.bindHost, saved?.bindHost === o.bindHost ? saved.port : 0, 'egress proxy', { anyPortIfTaken: true });
   writeJson(stateFile, { bindHost: o.bindHost, port, allow: o.allow, startedAt: new Date().toISOString() });
   const url = `http://${o.bindHost.includes(':') ? `[${o.bindHost}]` : o.bindHost}:${port}`;
   const sockets = new Set<net.Socket>();
@@ -245,23 +245,6 @@ function readState(file: string): { bindHost: string; port: number } | null {
   }
 }
 
-function listen(server: http.Server, host: string, port: number): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const onError = (err: NodeJS.ErrnoException) => {
-      server.off('listening', onListening);
-      // the saved port was taken meanwhile: any port will do for a fresh start (the env is set at launch)
-      if (port !== 0 && err.code === 'EADDRINUSE') return resolve(listen(server, host, 0));
-      reject(new Error(`egress proxy cannot listen on ${host}:${port}: ${err.message}`));
-    };
-    const onListening = () => {
-      server.off('error', onError);
-      resolve((server.address() as AddressInfo).port);
-    };
-    server.once('error', onError);
-    server.once('listening', onListening);
-    server.listen(port, host);
-  });
-}
 
 /** The decisions recorded for a rollout (empty when it had no proxy). */
 export function readEgressLog(stateDir: string): EgressDecision[] {
