@@ -30,8 +30,9 @@ import type { RetryPolicy } from '@temporalio/common';
 import type * as activities from '../activities';
 import { NON_RETRYABLE } from '../errors';
 import { jsonPath } from '../json';
-import { computeBenchmark, pctOf, summarizeRollout } from '../scoring/benchmark';
-import { RolloutInputSchema, type RolloutResult } from './contracts';
+import { computeBenchmark, summarizeRollout } from '../scoring/benchmark';
+import type { RolloutResult } from './contracts';
+import { progressOf, rolloutInputFor, type Entry } from './sweep-entries';
 import { rolloutWorkflow } from './rollout';
 import { SA } from './search-attributes';
 import {
@@ -42,7 +43,6 @@ import {
   type FinalState,
   type LookupAnswer,
   type ResolvedTask,
-  type RolloutState,
   type RolloutSummary,
   type StopMode,
   type StopRequest,
@@ -83,19 +83,6 @@ const acts = proxyActivities<Acts>({ startToCloseTimeout: '10 minutes', heartbea
 /** loading and hashing every task is synchronous work: no heartbeats, a plain timeout */
 const planActs = proxyActivities<Acts>({ startToCloseTimeout: '10 minutes', retry });
 
-interface Entry {
-  item: SweepItem;
-  state: RolloutState;
-  summary?: RolloutSummary;
-  startedAt?: number;
-  finishedAt?: number;
-  /** not our child in this run: polled through the lookup activity */
-  adopted?: boolean;
-  /** found cancelled/terminated/failed: start again with ALLOW_DUPLICATE_FAILED_ONLY */
-  rerun?: boolean;
-  origin: RolloutSummary['origin'];
-  scope?: CancellationScope;
-}
 
 const LOOKUP_CHUNK = 100;
 const POLL_MIN_MS = 1000;
@@ -146,53 +133,7 @@ export async function sweepWorkflow(raw: SweepInputRaw, carry?: SweepCarry): Pro
     wake();
   };
 
-  const progress = (): SweepProgress => {
-    const now = Date.now();
-    const es = all();
-    const counts = emptyCounts();
-    for (const e of es) counts[e.state]++;
-    const durations = es.filter((e) => e.origin === 'this-sweep' && e.summary && e.startedAt !== undefined && e.finishedAt !== undefined).map((e) => e.finishedAt! - e.startedAt!);
-    const avg = durations.length ? durations.reduce((a, b) => a + b, 0) / durations.length : null;
-    let eta: number | null = null;
-    if (counts.pending + counts.running === 0) eta = 0;
-    else if (avg !== null && !(stopping && counts.running === 0)) {
-      const pendingWork = stopping ? 0 : counts.pending * avg;
-      const runningWork = es.filter((e) => e.state === 'running').reduce((a, e) => a + Math.max(avg - (now - (e.startedAt ?? now)), avg * 0.05), 0);
-      const lanes = Math.max(1, Math.min(input.concurrency, counts.pending + counts.running));
-      eta = Math.round((pendingWork + runningWork) / lanes / 1000);
-    }
-    const bench = computeBenchmark(es.filter((e) => e.summary).map((e) => e.summary!));
-    return {
-      name: input.name,
-      workflowId: info.workflowId,
-      run,
-      startedAt,
-      now,
-      total: es.length,
-      counts,
-      reused: es.filter((e) => e.summary?.origin === 'earlier').length,
-      concurrency: input.concurrency,
-      stopping,
-      avgRolloutSeconds: avg === null ? null : Math.round(avg / 100) / 10,
-      etaSeconds: eta,
-      rollouts: es.map((e) => ({
-        workflowId: e.item.workflowId,
-        taskId: e.item.taskId,
-        agent: e.item.agent,
-        model: e.item.model,
-        repeat: e.item.repeat,
-        state: e.state,
-        origin: e.summary?.origin ?? (e.state === 'running' ? e.origin : undefined),
-        adopted: e.adopted || undefined,
-        startedAt: e.startedAt,
-        finishedAt: e.finishedAt,
-        scorePct: e.summary?.score ? round1(pctOf(e.summary.score.overall)) : undefined,
-        taxonomy: e.summary?.taxonomy?.label,
-        error: e.summary?.error,
-      })),
-      leaders: bench.configs.map((c) => ({ agent: c.agent, model: c.model, score: c.score, tasks: c.tasks })),
-    };
-  };
+  const progress = (): SweepProgress => progressOf({ input, workflowId: info.workflowId, run, startedAt, stopping }, all());
   const showProgress = () => setCurrentDetails(describeSweep(progress()));
 
   setHandler(sweepProgressQuery, progress);
@@ -252,19 +193,7 @@ export async function sweepWorkflow(raw: SweepInputRaw, carry?: SweepCarry): Pro
     starting++;
     const scope = new CancellationScope();
     e.scope = scope;
-    const rolloutInput = RolloutInputSchema.parse({
-      sweep: input.name,
-      taskDir: e.item.taskDir,
-      taskId: e.item.taskId,
-      agent: e.item.agent,
-      model: e.item.model,
-      repeat: e.item.repeat,
-      budgetSeconds: input.budgets.agentSeconds,
-      idleSeconds: input.budgets.idleSeconds,
-      heartbeatSeconds: input.budgets.heartbeatSeconds,
-      agentRetry: input.agentRetry,
-      evaluation: input.evaluation,
-    });
+    const rolloutInput = rolloutInputFor(input, e.item);
     void scope
       .run(async () => {
         let started = false;
@@ -443,8 +372,4 @@ function messageOf(err: unknown): string {
 function unscored(item: SweepItem, state: FinalState, error: string): RolloutSummary {
   const { workflowId, rolloutKey, taskId, agent, model, repeat } = item;
   return { workflowId, rolloutKey, taskId, agent, model, repeat, state, origin: 'this-sweep', error };
-}
-
-function round1(x: number | null): number | null {
-  return x === null ? null : Math.round(x * 10) / 10;
 }
