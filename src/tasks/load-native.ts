@@ -90,6 +90,8 @@ export function loadNativeTask(dirArg: string): LoadResult {
     ...(m.network ? { network: { allow: m.network.allow } } : {}),
     hash: hashTree(dir),
     unsupported: check.unsupported,
+    roles: m.roles ?? {},
+    publishedIdCapture: m.compat?.published_id_capture ?? false,
   };
   return { task, issues, ...(notes.length ? { notes } : {}) };
 }

@@ -379,6 +379,9 @@ export function loadPublishedTask(dirArg: string, opts: { dag?: string; derivedD
     variables,
     hash: hashTree(dir),
     unsupported: check.unsupported,
+    // the published evaluator minted credentials through backdoors; we declare none (compatibility.md#auth)
+    roles: {},
+    publishedIdCapture: true,
   };
   return {
     task,

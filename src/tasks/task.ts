@@ -1,4 +1,5 @@
 import type { Json } from '../json';
+import type { RolesDecl } from '../primitives/auth/roles-schema';
 import type { Dag } from './dag-schema';
 import type { DatabaseTarget } from './manifest-schema';
 
@@ -27,6 +28,10 @@ export interface Task {
   variables: Record<string, Json>;
   /** upstream codebases the agent must not clone or download (task.yaml forbiddenSources) */
   forbiddenSources?: string[];
+  /** how the evaluator obtains each role's credentials (task.yaml `roles:`; none for published tasks) */
+  roles: RolesDecl;
+  /** copy id-like fields of 2xx JSON responses into chain variables (published tasks; task.yaml `compat:`) */
+  publishedIdCapture: boolean;
   /** resource limits of the agent's container (task.yaml `limits`); unset fields take the defaults */
   limits?: { cpus?: number; memoryBytes?: number; pids?: number };
   /** the agent's outbound network (task.yaml `network`): hosts reachable through the egress proxy */
