@@ -2,6 +2,7 @@ import {
   ApplicationFailure,
   CancellationScope,
   defineQuery,
+  isCancellation,
   proxyActivities,
   setCurrentDetails,
   setHandler,
@@ -132,7 +133,8 @@ async function runAgentOrRecord(agentActs: Acts, ref: RolloutRef, input: Rollout
     return await agentActs.runAgent({ ref, agent: input.agent, model: input.model, budgetSeconds: input.budgetSeconds, idleSeconds: input.idleSeconds, retry: input.agentRetry });
   } catch (err) {
     const e = err as Error & { cause?: Error };
-    if (e.cause?.name === 'AgentConfigError') throw err;
+    // a cancelled rollout stops here (teardown follows); a misconfigured agent is the user's to fix
+    if (isCancellation(err) || e.cause?.name === 'AgentConfigError') throw err;
     return { agent: input.agent, model: input.model, exitReason: 'infrastructure', exitCode: null, attempts: 0, agentSeconds: 0, message: e.cause?.message ?? e.message, history: [] };
   }
 }
