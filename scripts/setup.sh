@@ -228,31 +228,16 @@ done
 shopt -u nullglob
 
 # ---- 7. compile, then the sample task's images -----------------------------------------------
-t=$SECONDS
+# Both run every time (tsc is incremental; the image build skips up-to-date content-hash tags), so
+# they speak only when they fail or actually built something.
 if ! "$ROOT/node_modules/.bin/tsc" -p tsconfig.json >"$LOGS/tsc.log" 2>&1; then
   warn "TypeScript does not compile (see $LOGS/tsc.log); skipping the task image build"
-else
-  report_if_slow "$t" "compiled"
-  if [ -d "$SAMPLE_TASK" ]; then
-    if [ ! -f dist/src/cli/main.js ]; then
-      # TODO(cli): remove once src/cli/main.ts exists; the image build is then mandatory.
-      warn "dist/src/cli/main.js not built yet; skipping \`saasbench images build $SAMPLE_TASK\`"
-    else
-      t=$SECONDS
-      log="$LOGS/images-$(basename "$SAMPLE_TASK").log"
-      # The command itself skips images that are up to date (content hash), so this is cheap.
-      if ! node dist/src/cli/main.js images build "$SAMPLE_TASK" >"$log" 2>&1; then
-        if grep -qiE "unknown command|too many arguments" "$log"; then
-          # TODO(cli): `saasbench images build` is being written by another engineer; until it
-          # exists this step is skipped. Remove this branch once the command ships.
-          warn "\`saasbench images build\` not available yet; skipping the $SAMPLE_TASK image build"
-        else
-          tail_log "$log"
-          die "building the images of $SAMPLE_TASK failed; see $log"
-        fi
-      else
-        report_if_slow "$t" "images of $SAMPLE_TASK ready"
-      fi
-    fi
+elif [ -d "$SAMPLE_TASK" ]; then
+  t=$SECONDS
+  log="$LOGS/images-$(basename "$SAMPLE_TASK").log"
+  if ! node dist/src/cli/main.js images build "$SAMPLE_TASK" >"$log" 2>&1; then
+    tail_log "$log"
+    die "building the images of $SAMPLE_TASK failed; see $log"
   fi
+  if grep -q "building images" "$log"; then say "images of $SAMPLE_TASK built ($((SECONDS - t))s)"; fi
 fi

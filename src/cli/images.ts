@@ -13,6 +13,7 @@ export async function buildTaskImages(dir: string): Promise<number> {
   let built = false;
   const images = await buildImages(project, task.id, {
     onProgress: (line) => {
+      if (line.endsWith('already built')) return;
       if (!built) process.stderr.write(`building images of task ${task.id} (first time only)\n`);
       built = true;
       if (process.env.SAASBENCH_VERBOSE) process.stderr.write(line.endsWith('\n') ? line : `${line}\n`);
