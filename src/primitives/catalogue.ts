@@ -19,6 +19,7 @@ import { P23 } from './p23-file-upload-download';
 import { P27 } from './p27-webhook-delivery';
 import { SCREENSHOT } from './browser-screenshot';
 import { RENDER_DOM } from './browser-render-dom';
+import { PUBLISHED_STUB } from './published-stub';
 import { absorbSetCookie, withSession } from './auth/session';
 import { LAST_VARS_LOCAL } from './auth/request';
 import { capturePublishedIds } from './published-id-capture';
@@ -104,4 +105,5 @@ export const CATALOGUE: Primitive[] = ([
   P27,
   SCREENSHOT,
   RENDER_DOM,
+  PUBLISHED_STUB,
 ] as Primitive[]).map(namespaced);

@@ -11,7 +11,12 @@ export type Method = (typeof METHODS)[number];
 const noteKey = (k: string) => k.startsWith('_');
 
 export const RawStepSchema = z
-  .object({ type: z.string().min(1), inputs: z.record(z.string(), z.unknown()).default({}) })
+  .object({
+    type: z.string().min(1),
+    inputs: z.record(z.string(), z.unknown()).default({}),
+    /** an author's notes on the step (published `comment`, `_round…` keys): shown, never scored */
+    notes: z.record(z.string(), z.unknown()).optional(),
+  })
   .strict();
 
 export const RawScoringSchema = z
@@ -21,7 +26,7 @@ export const RawScoringSchema = z
     method: z
       .enum(['binary', 'weighted', 'llm-judge', 'llm_judge'])
       .transform((m): Method => (m === 'llm_judge' ? 'llm-judge' : m)),
-    maxScore: z.number().positive(),
+    maxScore: z.number().min(0, 'maxScore must be greater than 0'),
   })
   .catchall(z.unknown())
   .superRefine((v, ctx) => {
@@ -33,7 +38,7 @@ export const RawScoringSchema = z
   });
 
 /** Informational node keys seen in published files; they never change a score. */
-const INFO_NODE_KEYS = ['description', 'complexity_tier', 'header_name_any_of', 'maxScore', 'method', 'trajectories'];
+const INFO_NODE_KEYS = ['description', 'complexity_tier', 'trajectories', 'notes'];
 
 export const RawNodeSchema = z
   .object({
@@ -44,11 +49,17 @@ export const RawNodeSchema = z
     scoring: RawScoringSchema,
     complexity_tier: z.string().optional(),
     trajectories: z.array(z.string()).optional(),
+    /** documentation of the node (published `evidence`, `kb_refs`, notes): shown in its record, never scored */
+    notes: z.record(z.string(), z.unknown()).optional(),
+    /** false: the published id capture does not read this node's responses (published `no_entity_capture`) */
+    id_capture: z.boolean().optional(),
+    /** run after every node without run_last has finished (it changes state the others rely on) */
+    run_last: z.boolean().optional(),
   })
   .catchall(z.unknown())
   .superRefine((v, ctx) => {
     for (const k of Object.keys(v)) {
-      const known = ['id', 'prereqs', 'primitive_chain', 'scoring', ...INFO_NODE_KEYS];
+      const known = ['id', 'prereqs', 'primitive_chain', 'scoring', 'id_capture', 'run_last', ...INFO_NODE_KEYS];
       if (!known.includes(k) && !noteKey(k)) {
         ctx.addIssue({ code: 'custom', path: [k], message: `unknown node key "${k}"` });
       }
@@ -77,6 +88,7 @@ export type RawNode = z.infer<typeof RawNodeSchema>;
 export interface DagStep {
   type: string;
   inputs: Record<string, unknown>;
+  notes?: Record<string, unknown>;
 }
 export interface DagNode {
   id: string;
@@ -85,6 +97,10 @@ export interface DagNode {
   chain: DagStep[];
   scoring: { category: string; subcategory: string; method: Method; maxScore: number };
   complexityTier?: string;
+  notes?: Record<string, unknown>;
+  /** false: no published id capture on this node's responses */
+  idCapture?: boolean;
+  runLast?: boolean;
 }
 export interface Dag {
   nodes: DagNode[];

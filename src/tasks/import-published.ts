@@ -5,7 +5,7 @@ import type { InputIssue } from '../errors';
 import { jsonPath } from '../json';
 import { RolesSchema, type RolesDecl } from '../primitives/auth/roles-schema';
 import { loadNativeTask } from './load-native';
-import { loadPublishedTask, rewritePublishedCompose, type PublishedLoadResult } from './load-published';
+import { loadPublishedTask, rewritePublishedCompose, type PublishedLoadResult } from './published';
 import type { Task } from './task';
 
 export interface ImportOptions {
@@ -93,7 +93,7 @@ export function importPublishedTask(src: string, o: ImportOptions): ImportResult
   const issues: InputIssue[] = [];
   const written: string[] = [];
   const loaded: PublishedLoadResult = loadPublishedTask(src, { dag: o.dag });
-  const notes = [...loaded.notes.filter((n) => !n.startsWith('roles: none declared') && !n.startsWith('unresolvable placeholder') && !n.startsWith('compose:'))];
+  const notes = [...loaded.notes.filter((n) => !n.startsWith('roles: ') && !n.startsWith('unresolvable placeholder') && !n.startsWith('compose:'))];
   if (!loaded.task || loaded.issues.length || !loaded.published) return { ok: false, issues: loaded.issues, notes, written };
   const t = loaded.task;
   const p = loaded.published;
@@ -101,7 +101,7 @@ export function importPublishedTask(src: string, o: ImportOptions): ImportResult
   if (existsSync(out) && readdirSync(out).length > 0 && !o.force) {
     return { ok: false, issues: [{ file: out, path: '', message: 'the output folder exists and is not empty (use --force to write into it)' }], notes, written };
   }
-  const roles = o.rolesFile ? readRoles(o.rolesFile, issues) : undefined;
+  const roles = o.rolesFile ? readRoles(o.rolesFile, issues) : p.pack?.roles && Object.keys(p.pack.roles).length ? p.pack.roles : undefined;
   if (issues.length) return { ok: false, issues, notes, written };
   const id = o.id ?? t.id;
   if (!/^[a-z0-9][a-z0-9-]*$/.test(id)) return { ok: false, issues: [{ file: 'command line', path: '--id', message: `"${id}" is not a task id (lowercase letters, digits, -)` }], notes, written };
@@ -122,7 +122,8 @@ export function importPublishedTask(src: string, o: ImportOptions): ImportResult
 
   // evaluation: the chosen DAG and the scoring config (metadata)
   mkdirSync(join(out, 'evaluation'), { recursive: true });
-  copyFileSync(p.dagFile, join(out, 'evaluation', 'dag.json'));
+  // the canonical form (dialects mapped: docs/compatibility.md), so the native loader needs no dialects
+  writeFileSync(join(out, 'evaluation', 'dag.json'), `${JSON.stringify(p.canonicalDag, null, 2)}\n`);
   written.push(join(out, 'evaluation', 'dag.json'));
   if (p.scoringFile) {
     copyFileSync(p.scoringFile, join(out, 'evaluation', 'scoring_config.json'));

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { InvalidInputError } from '../errors';
 import { loadNativeTask, type LoadResult } from './load-native';
-import { isPublishedLayout, loadPublishedTask } from './load-published';
+import { isPublishedLayout, loadPublishedTask } from './published';
 import { environmentIssues } from './environment-check';
 import type { Task } from './task';
 

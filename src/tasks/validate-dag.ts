@@ -20,7 +20,7 @@ function zodIssues(file: string, err: z.ZodError, prefix: string, nodeId?: strin
  * Check a dag.json value: shape, unique ids, known prereqs, no cycles, methods, maxScore > 0 and
  * every primitive's inputs against that primitive's schema. Returns every issue, not just the first.
  */
-export function checkDag(raw: unknown, file: string, extraTrajectories?: Record<string, string[]>): DagCheck {
+export function checkDag(raw: unknown, file: string, extraTrajectories?: Record<string, string[]>, opts: { allowZeroMaxScore?: boolean } = {}): DagCheck {
   const issues: InputIssue[] = [];
   const unsupported: Record<string, number> = {};
   const top = RawDagSchema.safeParse(raw);
@@ -40,6 +40,8 @@ export function checkDag(raw: unknown, file: string, extraTrajectories?: Record<
     const n = parsed.data;
     if (seen.has(n.id)) issues.push({ file, path: `${at}.id`, nodeId: n.id, message: `duplicate node id (first at nodes[${seen.get(n.id)}])` });
     seen.set(n.id, i);
+    // the paper's M_v > 0; one published node (gmdnohlg) has 0 and is loaded as worth nothing
+    if (n.scoring.maxScore === 0 && !opts.allowZeroMaxScore) issues.push({ file, path: `${at}.scoring.maxScore`, nodeId: n.id, message: 'maxScore must be greater than 0' });
     n.primitive_chain.forEach((step, j) => {
       const stepAt = `${at}.primitive_chain[${j}]`;
       const prim = findPrimitive(step.type);
@@ -59,9 +61,12 @@ export function checkDag(raw: unknown, file: string, extraTrajectories?: Record<
       id: n.id,
       description: n.description ?? '',
       prereqs: n.prereqs,
-      chain: n.primitive_chain.map((s) => ({ type: s.type, inputs: s.inputs })),
+      chain: n.primitive_chain.map((s) => ({ type: s.type, inputs: s.inputs, ...(s.notes ? { notes: s.notes } : {}) })),
       scoring: { category: n.scoring.category, subcategory: n.scoring.subcategory ?? '', method: n.scoring.method, maxScore: n.scoring.maxScore },
       complexityTier: n.complexity_tier,
+      ...(n.notes ? { notes: n.notes } : {}),
+      ...(n.id_capture !== undefined ? { idCapture: n.id_capture } : {}),
+      ...(n.run_last ? { runLast: true } : {}),
     });
   });
 

@@ -5,11 +5,13 @@ import { join } from 'node:path';
 import { backboneOf, UNMAPPED } from '../../src/scoring/backbone';
 import mapping from '../../src/scoring/category_to_backbone.json';
 import { repoRoot } from '../../src/temporal/tools';
+import { corpusOpt, publishedTask } from '../helpers/published';
 
-const UPSTREAM_DAG = join(repoRoot(), '..', 'shared', 'upstream', 'task_aoiwqoiq', 'check', 'task_aoiwqoiq_e', 'evaluate', 'dag.json');
 
-test('acceptance 5: every category of the published task_aoiwqoiq DAG maps to a backbone', () => {
-  assert.ok(existsSync(UPSTREAM_DAG), `the published task is expected beside the repo: ${UPSTREAM_DAG}`);
+
+test('acceptance 5: every category of the published task_aoiwqoiq DAG maps to a backbone', corpusOpt('task_aoiwqoiq'), () => {
+  const UPSTREAM_DAG = join(publishedTask('task_aoiwqoiq'), 'check', 'task_aoiwqoiq_e', 'evaluate', 'dag.json');
+  assert.ok(existsSync(UPSTREAM_DAG));
   const dag = JSON.parse(readFileSync(UPSTREAM_DAG, 'utf8')) as { nodes: { scoring: { category: string } }[] };
   const categories = [...new Set(dag.nodes.map((n) => n.scoring.category))].sort();
   assert.ok(categories.length >= 15, `${categories.length} categories`);

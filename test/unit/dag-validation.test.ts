@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { checkDag } from '../../src/tasks/validate-dag';
 import { loadAnyTask } from '../../src/tasks/load';
 import { repoRoot } from '../../src/temporal/tools';
+import { corpusOpt, publishedTask } from '../helpers/published';
 
 const node = (id: string, prereqs: string[] = [], extra: Record<string, unknown> = {}) => ({
   id,
@@ -83,8 +84,8 @@ test('trajectory naming an unknown node is reported', () => {
   assert.deepEqual(r.dag.trajectories.happy_path.nodeIds, ['A']);
 });
 
-test('the published aoiwqoiq DAG loads: 186 nodes, prereqs, scoring, unsupported types counted', () => {
-  const { task, issues } = loadAnyTask(join(repoRoot(), '..', 'shared', 'upstream', 'task_aoiwqoiq'));
+test('the published aoiwqoiq DAG loads: 186 nodes, prereqs, scoring, unsupported types counted', corpusOpt('task_aoiwqoiq'), () => {
+  const { task, issues } = loadAnyTask(publishedTask('task_aoiwqoiq'));
   assert.ok(task);
   assert.deepEqual(issues, []);
   assert.equal(task.dag.nodes.length, 186);

@@ -15,9 +15,10 @@ import { sampleFiles, rubricText } from '../../src/primitives/p17-llm-judge';
 import { absorbCookies, cookieHeader, parseSetCookie, splitJoinedSetCookie } from '../../src/primitives/auth/cookies';
 import { RolesSchema } from '../../src/primitives/auth/roles-schema';
 import { schemaIssues } from '../fixtures/primitives/harness';
+import { corpusOpt, publishedTask } from '../helpers/published';
 
 const repoRoot = path.resolve(__dirname, '..', '..', '..');
-const publishedDag = path.resolve(repoRoot, '..', 'shared', 'upstream', 'task_aoiwqoiq', 'check', 'task_aoiwqoiq_e', 'evaluate', 'dag.json');
+const publishedDag = () => path.join(publishedTask('task_aoiwqoiq'), 'check', 'task_aoiwqoiq_e', 'evaluate', 'dag.json');
 
 const ALL = ['P01', 'P02', 'P03', 'P04', 'P05', 'P06', 'P07', 'P08', 'P09', 'P10', 'P11', 'P12', 'P13', 'P14', 'P15', 'P16', 'P17', 'P21', 'P23', 'P27', 'SCREENSHOT', 'RENDER_DOM'];
 const p = (id: string) => findPrimitive(id)!;
@@ -43,8 +44,8 @@ describe('catalogue', () => {
     for (const t of ['P18', 'P19', 'P20', 'P22', 'P24', 'P29']) assert.equal(findPrimitive(t), undefined, t);
   });
 
-  test('every step of the published aoiwqoiq dag.json parses with our schemas (all types, all keys)', () => {
-    const dag = JSON.parse(fs.readFileSync(publishedDag, 'utf8')) as { nodes: { id: string; primitive_chain: { type: string; inputs?: Record<string, unknown> }[] }[] };
+  test('every step of the published aoiwqoiq dag.json parses with our schemas (all types, all keys)', corpusOpt('task_aoiwqoiq'), () => {
+    const dag = JSON.parse(fs.readFileSync(publishedDag(), 'utf8')) as { nodes: { id: string; primitive_chain: { type: string; inputs?: Record<string, unknown> }[] }[] };
     const failures: string[] = [];
     const counts: Record<string, number> = {};
     for (const node of dag.nodes) {

@@ -9,12 +9,13 @@ import { validateTaskCommand } from '../../src/cli/tasks-validate';
 import { importTaskCommand } from '../../src/cli/tasks-import';
 import { loadCompose } from '../../src/sandbox';
 import { loadNativeTask } from '../../src/tasks/load-native';
-import { loadPublishedTask, parseTestUsers, promptSection, WORKSPACE_VOLUME } from '../../src/tasks/load-published';
+import { loadPublishedTask, parseTestUsers, promptSection, WORKSPACE_VOLUME } from '../../src/tasks/published';
 import { importPublishedTask } from '../../src/tasks/import-published';
 import { manifestExtras } from '../../src/primitives/auth/task-roles';
+import { corpusOpt, publishedTask } from '../helpers/published';
 
 const repoRoot = resolve(__dirname, '..', '..', '..');
-const AOIWQOIQ = resolve(repoRoot, '..', 'shared', 'upstream', 'task_aoiwqoiq');
+const AOIWQOIQ = () => publishedTask('task_aoiwqoiq');
 
 function capture(fn: (out: NodeJS.WritableStream) => number): { code: number; text: string } {
   const out = new PassThrough();
@@ -99,8 +100,8 @@ function makePublished(root: string): string {
 }
 
 describe('published layout: task_aoiwqoiq (acceptance 1)', () => {
-  test('`tasks validate` reports 186 nodes, 22 llm-judge nodes, total maxScore 571, no unsupported types or keys, no problems', () => {
-    const { code, text } = capture((out) => validateTaskCommand(AOIWQOIQ, out));
+  test('`tasks validate` reports 186 nodes, 22 llm-judge nodes, total maxScore 571, no unsupported types or keys, no problems', corpusOpt('task_aoiwqoiq'), () => {
+    const { code, text } = capture((out) => validateTaskCommand(AOIWQOIQ(), out));
     assert.match(text, /nodes: 186\s+total maxScore: 571\s+llm-judge nodes: 22 /);
     assert.match(text, /unsupported primitive types: none/);
     assert.match(text, /no problems found/);
@@ -108,8 +109,8 @@ describe('published layout: task_aoiwqoiq (acceptance 1)', () => {
     assert.equal(code, 0, text);
   });
 
-  test('the loader: prompt section, test users → variables, the compose workspace bind → a named volume', () => {
-    const r = loadPublishedTask(AOIWQOIQ, { derivedDir: join(tmp, 'derived-aoiwqoiq') });
+  test('the loader: prompt section, test users → variables, the compose workspace bind → a named volume', corpusOpt('task_aoiwqoiq'), () => {
+    const r = loadPublishedTask(AOIWQOIQ(), { derivedDir: join(tmp, 'derived-aoiwqoiq') });
     assert.deepEqual(r.issues, []);
     const t = r.task!;
     assert.equal(t.dag.nodes.length, 186);
@@ -129,21 +130,24 @@ describe('published layout: task_aoiwqoiq (acceptance 1)', () => {
     assert.ok(WORKSPACE_VOLUME in project.volumes);
     assert.equal(project.services.app.environment.PORT, '8020', 'env_file .env fell back to .env.example');
     assert.ok(r.notes.some((n) => /advanced_workflows\.maxScore is 555; its nodes sum to 553/.test(n)));
-    assert.ok(r.notes.some((n) => /roles: none declared/.test(n)));
+    assert.ok(r.notes.some((n) => /^roles: \d+ used/.test(n)));
     assert.equal(r.notes.filter((n) => n.startsWith('unresolvable placeholder')).length, 3, 'scoped_key and target_user_id ×2: genuine gaps of the published DAG');
   });
 });
 
 describe('published layout: variants', () => {
-  test('dag_smoke.json wins and is reported; --dag picks the other; config.py users; stale scoring config is metadata', () => {
+  test('dag.json wins (the paper\'s DAG) and is reported; --dag picks the other; config.py users; stale scoring config is metadata', () => {
     const dir = makePublished('pub1');
-    const r = loadPublishedTask(dir, { derivedDir: join(tmp, 'derived1') });
-    assert.deepEqual(r.issues, []);
+    const smoke = loadPublishedTask(dir, { dag: 'dag_smoke.json', derivedDir: join(tmp, 'derived1') });
+    assert.deepEqual(smoke.issues, []);
+    const r = smoke;
     const t = r.task!;
     assert.match(t.dagFile, /dag_smoke\.json$/);
     assert.equal(t.dag.nodes.length, 4);
-    assert.ok(r.notes.some((n) => /^DAG: dag_smoke\.json \(dag\.json also present/.test(n)));
-    assert.equal(loadPublishedTask(dir, { dag: 'dag.json', derivedDir: join(tmp, 'derived1') }).task!.dag.nodes.length, 5);
+    const full = loadPublishedTask(dir, { derivedDir: join(tmp, 'derived1') });
+    assert.match(full.task!.dagFile, /dag\.json$/);
+    assert.equal(full.task!.dag.nodes.length, 5);
+    assert.ok(full.notes.some((n) => /^DAG: dag\.json \(also present: dag_smoke\.json/.test(n)));
     assert.equal(t.variables.admin_username, 'demo_admin', 'config.py wins over the prompt; os.environ.get default');
     assert.equal(t.variables.eval_user_password, 'Secret2!');
     assert.equal(r.published!.authHeaders.join(','), 'X-Demo-Key,X-Demo-User');
@@ -152,7 +156,7 @@ describe('published layout: variants', () => {
     assert.ok(t.knowledgeBaseFile);
     assert.deepEqual(t.dag.trajectories.happy_path.nodeIds, ['HEALTH', 'CREATE']);
     assert.deepEqual(t.dag.trajectories.rest.nodeIds, ['READ', 'BROKEN_REF']);
-    assert.ok(r.notes.some((n) => /declares total 99; recomputed from the DAG: 9/.test(n)));
+    assert.ok(r.notes.some((n) => /total_maxScore declares 99; recomputed from the DAG: 9/.test(n)));
     assert.ok(r.notes.some((n) => /happy_path: 1 of 3 node ids are not in/.test(n)));
     assert.ok(r.notes.some((n) => /coverage_percent is not a trajectory/.test(n)));
     // {{id}} after a POST is the published id capture; {{never_set}} is a note, not an error
@@ -187,7 +191,7 @@ describe('published layout: variants', () => {
     assert.equal(manifest.variables.admin_password, 'Secret1!');
     const loaded = loadNativeTask(out);
     assert.deepEqual(loaded.issues, []);
-    assert.equal(loaded.task!.dag.nodes.length, 4);
+    assert.equal(loaded.task!.dag.nodes.length, 5, 'dag.json, the default DAG');
     assert.ok(((loaded as { notes?: string[] }).notes ?? []).some((n) => /never_set/.test(n)));
     const extras = manifestExtras(loaded.task!);
     assert.deepEqual(Object.keys(extras.roles), ['admin']);

@@ -9,9 +9,10 @@ import { P03 } from '../../src/primitives/p03-file-count';
 import { P12, serviceForContainer } from '../../src/primitives/p12-docker-exec';
 import { findPrimitive } from '../../src/primitives/registry';
 import { schemaIssues } from '../fixtures/primitives/harness';
+import { corpusOpt, publishedTask } from '../helpers/published';
 
 const repoRoot = path.resolve(__dirname, '..', '..', '..');
-const publishedDag = path.resolve(repoRoot, '..', 'shared', 'upstream', 'task_aoiwqoiq', 'check', 'task_aoiwqoiq_e', 'evaluate', 'dag.json');
+const publishedDag = () => path.join(publishedTask('task_aoiwqoiq'), 'check', 'task_aoiwqoiq_e', 'evaluate', 'dag.json');
 const MINE = ['P01', 'P02', 'P03', 'P04', 'P06', 'P07', 'P08', 'P09', 'P10', 'P12', 'P15'];
 
 describe('catalogue', () => {
@@ -28,8 +29,8 @@ describe('catalogue', () => {
 });
 
 describe('published aoiwqoiq dag.json', () => {
-  test('every usage of P01–P04, P06–P10, P12, P15 parses with our schemas', () => {
-    const dag = JSON.parse(fs.readFileSync(publishedDag, 'utf8')) as { nodes: { id: string; primitive_chain: { type: string; inputs?: Record<string, unknown> }[] }[] };
+  test('every usage of P01–P04, P06–P10, P12, P15 parses with our schemas', corpusOpt('task_aoiwqoiq'), () => {
+    const dag = JSON.parse(fs.readFileSync(publishedDag(), 'utf8')) as { nodes: { id: string; primitive_chain: { type: string; inputs?: Record<string, unknown> }[] }[] };
     const failures: string[] = [];
     const counts: Record<string, number> = {};
     for (const node of dag.nodes) {

@@ -4,10 +4,11 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { loadCompose, ComposeError } from '../../src/sandbox';
+import { corpusOpt, publishedTask } from '../helpers/published';
 
 const repoRoot = path.resolve(__dirname, '..', '..', '..');
 const fixture = path.join(repoRoot, 'test', 'fixtures', 'compose', 'two-service', 'docker-compose.yml');
-const upstream = path.resolve(repoRoot, '..', 'shared', 'upstream', 'task_aoiwqoiq', 'tasks', 'task_aoiwqoiq', 'docker', 'docker-compose.yml');
+const upstream = () => path.join(publishedTask('task_aoiwqoiq'), 'tasks', 'task_aoiwqoiq', 'docker', 'docker-compose.yml');
 
 test('loads and normalizes the two-service fixture', () => {
   const p = loadCompose(fixture, { processEnv: {} });
@@ -52,10 +53,10 @@ test('interpolation precedence: opts.env > process env > .env', () => {
   assert.equal(p.services.web.environment.GREETING, 'opts');
 });
 
-test('the upstream aoiwqoiq compose loads with envFileFallbacks', () => {
-  assert.ok(fs.existsSync(upstream), `missing ${upstream}`);
-  assert.throws(() => loadCompose(upstream, { processEnv: {} }), (e: unknown) => e instanceof ComposeError && e.path === 'services.app.env_file[0]' && /\.env/.test(e.message));
-  const p = loadCompose(upstream, { processEnv: {}, envFileFallbacks: ['.env.example'] });
+test('the upstream aoiwqoiq compose loads with envFileFallbacks', corpusOpt('task_aoiwqoiq'), () => {
+  assert.ok(fs.existsSync(upstream()), `missing ${upstream()}`);
+  assert.throws(() => loadCompose(upstream(), { processEnv: {} }), (e: unknown) => e instanceof ComposeError && e.path === 'services.app.env_file[0]' && /\.env/.test(e.message));
+  const p = loadCompose(upstream(), { processEnv: {}, envFileFallbacks: ['.env.example'] });
   assert.equal(p.name, 'task-aoiwqoiq');
   assert.deepEqual(Object.keys(p.services), ['db', 'redis', 'app']);
   assert.deepEqual(p.order, ['db', 'redis', 'app']);
@@ -82,7 +83,7 @@ test('the upstream aoiwqoiq compose loads with envFileFallbacks', () => {
   assert.equal(app.environment.DB_HOST, 'db');
   assert.ok(p.warnings.some((w) => /\.env\.example/.test(w)));
   // IMAGE_TAG from the harness wins over the fallback file
-  assert.equal(loadCompose(upstream, { processEnv: {}, envFileFallbacks: ['.env.example'], env: { IMAGE_TAG: 'model' } }).services.app.image, 'shadetocloak/task_aoiwqoiq-app:model');
+  assert.equal(loadCompose(upstream(), { processEnv: {}, envFileFallbacks: ['.env.example'], env: { IMAGE_TAG: 'model' } }).services.app.image, 'shadetocloak/task_aoiwqoiq-app:model');
 });
 
 // ---- rejections: every one names the file and the JSON path --------------------------------

@@ -1,0 +1,130 @@
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { basename, isAbsolute, join, resolve } from 'node:path';
+import YAML from 'yaml';
+import type { InputIssue } from '../../errors';
+import { loadCompose, type ComposeProject } from '../../sandbox';
+import { findFirst } from './layout';
+
+/** Service names the published drivers treat as infrastructure when picking the agent's service. */
+const INFRA = new Set(['db', 'redis', 'postgres', 'postgresql', 'mysql', 'mariadb', 'mongo', 'mongodb', 'rabbitmq', 'kafka', 'zookeeper', 'elasticsearch', 'memcached', 'minio', 'neo4j', 'clickhouse', 'schema-registry', 'mock-receiver', 'worker', 'queue', 'scheduler', 'cache', 'broker', 'celery', 'ollama', 'milvus', 'qdrant', 'weaviate', 'vault', 'consul']);
+
+/** The named volume that replaces the published `./workspace` bind mount (one per rollout: volumes are namespaced by stack). */
+export const WORKSPACE_VOLUME = 'saasbench_workspace';
+
+type RawVolume = string | { type?: string; source?: string; target?: string; read_only?: boolean; [k: string]: unknown };
+type RawService = { volumes?: RawVolume[]; build?: string | { context?: string; dockerfile?: string; [k: string]: unknown }; env_file?: string | string[]; working_dir?: string; ports?: unknown[]; [k: string]: unknown };
+export type RawCompose = { services?: Record<string, RawService>; volumes?: Record<string, unknown>; [k: string]: unknown };
+
+const isPathSource = (s: string) => s.startsWith('.') || s.startsWith('/') || s.startsWith('~');
+
+/**
+ * The published compose file with its workspace bind mount (`./workspace:/app`, a folder inside
+ * the published tree) replaced by the named volume `saasbench_workspace`: the published tree is
+ * read-only here and shared between rollouts, while a named volume is created per rollout (stack
+ * volumes are namespaced by the rollout's project). Any bind of `<docker>/workspace`, and any bind
+ * onto the app's workspace, is rewritten. With `absolutize`, every other relative path (bind
+ * sources, build contexts, env files) is made absolute so the file can live elsewhere, and a
+ * missing env file falls back to `.env.example`.
+ */
+export function rewritePublishedCompose(raw: RawCompose, dockerDir: string, appService: string, workspace: string, absolutize: boolean): { doc: RawCompose; notes: string[] } {
+  const doc = JSON.parse(JSON.stringify(raw)) as RawCompose;
+  const notes: string[] = [];
+  const wsHost = resolve(dockerDir, 'workspace');
+  let used = false;
+  const abs = (p: string) => (isAbsolute(p) ? p : resolve(dockerDir, p));
+  for (const [name, svc] of Object.entries(doc.services ?? {})) {
+    svc.volumes = (svc.volumes ?? []).map((v) => {
+      if (typeof v === 'string') {
+        const parts = v.split(':');
+        if (parts.length < 2 || !isPathSource(parts[0])) return v;
+        const src = abs(parts[0]);
+        if (src === wsHost || (name === appService && parts[1] === workspace)) {
+          used = true;
+          notes.push(`compose: services.${name}.volumes "${v}" → named volume ${WORKSPACE_VOLUME} (per rollout; the published folder is read-only and shared)`);
+          return [WORKSPACE_VOLUME, ...parts.slice(1).filter((p) => p !== 'rw')].join(':');
+        }
+        return absolutize ? [src, ...parts.slice(1)].join(':') : v;
+      }
+      if (v && v.type === 'bind' && typeof v.source === 'string') {
+        const src = abs(v.source);
+        if (src === wsHost || (name === appService && v.target === workspace)) {
+          used = true;
+          notes.push(`compose: services.${name}.volumes bind ${v.source} → named volume ${WORKSPACE_VOLUME}`);
+          return { ...v, type: 'volume', source: WORKSPACE_VOLUME };
+        }
+        return absolutize ? { ...v, source: src } : v;
+      }
+      return v;
+    });
+    if (svc.volumes.length === 0) delete svc.volumes;
+    if (absolutize) {
+      if (typeof svc.build === 'string') svc.build = abs(svc.build);
+      else if (svc.build && typeof svc.build === 'object') svc.build = { ...svc.build, context: abs(svc.build.context ?? '.') };
+      if (svc.env_file !== undefined) {
+        const list = Array.isArray(svc.env_file) ? svc.env_file : [svc.env_file];
+        svc.env_file = list.map((f) => {
+          const p = abs(f);
+          if (existsSync(p)) return p;
+          const example = resolve(dockerDir, `${basename(f)}.example`);
+          if (existsSync(example)) {
+            notes.push(`compose: services.${name}.env_file ${f} is missing; using ${basename(example)}`);
+            return example;
+          }
+          return p;
+        });
+      }
+    }
+  }
+  if (used) doc.volumes = { ...(doc.volumes ?? {}), [WORKSPACE_VOLUME]: {} };
+  return { doc, notes };
+}
+
+/** `app`, else `web`, else the first non-infrastructure service (the published driver's rule). */
+export function appServiceOf(services: string[]): string {
+  return ['app', 'web'].find((s) => services.includes(s)) ?? services.filter((s) => !INFRA.has(s)).sort()[0] ?? services[0];
+}
+
+export interface DerivedCompose {
+  raw: RawCompose;
+  composeFile: string;
+  project?: ComposeProject;
+  appService: string;
+  workspace: string;
+  notes: string[];
+  issues: InputIssue[];
+}
+
+/**
+ * Read the published compose file and write the derived copy the task runs with (see
+ * rewritePublishedCompose) under `derivedDir`, with the task's `.env` (or `.env.example`) beside
+ * it so `${VAR}` interpolation sees the published values. Written only when the text changed.
+ */
+export function derivePublishedCompose(composeFile: string, dockerDir: string, derivedDir: string, appServiceOverride?: string): DerivedCompose {
+  const notes: string[] = [];
+  const issues: InputIssue[] = [];
+  const raw = (YAML.parse(readFileSync(composeFile, 'utf8')) ?? {}) as RawCompose;
+  const services = Object.keys(raw.services ?? {});
+  const appService = appServiceOverride ?? appServiceOf(services);
+  const workspace = raw.services?.[appService]?.working_dir ?? '/app';
+  const { doc, notes: rewriteNotes } = rewritePublishedCompose(raw, dockerDir, appService, workspace, true);
+  notes.push(...rewriteNotes);
+  const derived = join(derivedDir, 'docker-compose.yml');
+  let project: ComposeProject | undefined;
+  try {
+    mkdirSync(derivedDir, { recursive: true });
+    const text = `# derived by saasbench from ${composeFile}: workspace bind → named volume, paths absolute\n${YAML.stringify(doc)}`;
+    if (!existsSync(derived) || readFileSync(derived, 'utf8') !== text) writeFileSync(derived, text);
+    const dotenv = findFirst([join(dockerDir, '.env'), join(dockerDir, '.env.example')]);
+    if (dotenv) {
+      const envText = readFileSync(dotenv, 'utf8');
+      const target = join(derivedDir, '.env');
+      if (!existsSync(target) || readFileSync(target, 'utf8') !== envText) writeFileSync(target, envText, { mode: 0o644 });
+      if (basename(dotenv) !== '.env') notes.push('.env is missing: compose variables are interpolated from .env.example');
+    }
+    project = loadCompose(derived, { processEnv: {} });
+  } catch (e) {
+    const err = e as Error & { path?: string };
+    issues.push({ file: composeFile, path: err.path ?? '', message: `compose: ${err.message}` });
+  }
+  return { raw, composeFile: derived, project, appService, workspace, notes, issues };
+}

@@ -1,0 +1,121 @@
+import type { InputIssue } from '../../../errors';
+import { copy, isNoteKey, isObject, takeNotes, type Inputs } from './util';
+import type { DialectContext } from './types';
+
+/**
+ * Node keys that document a node and never change its score: where the requirement comes from
+ * (`evidence`, `source_evidence` quote the PRD; `kb_ref(s)` name knowledge-base entries) and
+ * authors' notes. They are kept on the canonical node as `notes` and shown in its record.
+ */
+const DOC_NODE_KEYS = ['evidence', 'source_evidence', 'kb_ref', 'kb_refs', 'patch_note', 'header_name_any_of'];
+
+/** Canonical node keys (the native dag.json node). */
+const CANONICAL_NODE_KEYS = ['id', 'description', 'prereqs', 'primitive_chain', 'scoring', 'complexity_tier', 'trajectories', 'notes', 'id_capture', 'run_last'];
+
+/** Scoring keys beside the canonical four: `rubricFile: "inline"` says the rubric is in the P17 step. */
+const SCORING_NOTE_VALUES: Record<string, unknown[]> = { rubricFile: ['inline'] };
+
+export interface NodeNormalization {
+  node: Inputs;
+  /** published step objects with their index, for the step dialects */
+  steps: { index: number; step: Inputs }[];
+}
+
+/**
+ * The node-level dialect: documentation keys become `notes`, duplicated scoring keys at node level
+ * (`maxScore`, `max_score`, `method`) must agree with `scoring`, and semantic node keys map onto
+ * canonical ones (`no_entity_capture` → `id_capture: false`, `_run_last` → `run_last`).
+ */
+export function normalizeNode(raw: Inputs, at: string, ctx: DialectContext, issues: InputIssue[], file: string): Inputs {
+  const node = copy(raw);
+  const notes: Record<string, unknown> = {};
+  const issue = (path: string, message: string) => issues.push({ file, path: `${at}.${path}`, nodeId: typeof node.id === 'string' ? node.id : undefined, message });
+
+  if ('no_entity_capture' in node) {
+    const v = node.no_entity_capture;
+    delete node.no_entity_capture;
+    if (typeof v !== 'boolean') issue('no_entity_capture', 'must be true or false');
+    else node.id_capture = !v;
+    ctx.spelling('no_entity_capture', 'id_capture: false', 'this node\'s responses are not searched for ids (the published id capture is off for it)');
+  }
+  if ('_run_last' in node) {
+    const v = node._run_last;
+    delete node._run_last;
+    if (typeof v !== 'boolean') issue('_run_last', 'must be true or false');
+    else node.run_last = v;
+    ctx.spelling('_run_last', 'run_last', 'the node runs after every node not marked run_last has finished (it invalidates sessions others use)');
+  }
+  const scoring = isObject(node.scoring) ? node.scoring : undefined;
+  for (const [k, canonical] of [['maxScore', 'maxScore'], ['max_score', 'maxScore'], ['method', 'method']] as const) {
+    if (!(k in node)) continue;
+    const v = node[k];
+    delete node[k];
+    if (!scoring) continue;
+    const want = scoring[canonical];
+    const same = canonical === 'method' ? normMethod(v) === normMethod(want) : v === want;
+    if (!same) issue(k, `node-level ${k} ${JSON.stringify(v)} disagrees with scoring.${canonical} ${JSON.stringify(want)}`);
+    ctx.spelling(`node ${k}`, `scoring.${canonical}`, 'a copy of the scoring value at node level (checked to agree)');
+  }
+  if (scoring) {
+    for (const [k, allowed] of Object.entries(SCORING_NOTE_VALUES)) {
+      if (!(k in scoring)) continue;
+      const v = scoring[k];
+      if (allowed.includes(v)) {
+        notes[`scoring.${k}`] = v;
+        delete scoring[k];
+        ctx.spelling(`scoring.${k}: ${JSON.stringify(v)}`, 'notes', 'the rubric is the P17 step\'s own prompt');
+      } else issue(`scoring.${k}`, `unsupported value ${JSON.stringify(v)} (known: ${allowed.map((a) => JSON.stringify(a)).join(', ')})`);
+    }
+    for (const k of Object.keys(scoring)) if (k.startsWith('_')) {
+      notes[`scoring.${k}`] = scoring[k];
+      delete scoring[k];
+    }
+  }
+  for (const k of Object.keys(node)) {
+    if (CANONICAL_NODE_KEYS.includes(k)) continue;
+    if (DOC_NODE_KEYS.includes(k) || isNoteKey(k)) {
+      notes[k] = node[k];
+      delete node[k];
+      if (DOC_NODE_KEYS.includes(k)) ctx.spelling(`node ${k}`, 'notes', 'documentation of the node (PRD quote, knowledge-base reference), shown in its record');
+    }
+  }
+  if (Object.keys(notes).length) node.notes = { ...(isObject(node.notes) ? node.notes : {}), ...notes };
+  return node;
+}
+
+const normMethod = (m: unknown) => (m === 'llm_judge' ? 'llm-judge' : m);
+
+/**
+ * The step-level dialect: jtbxfpny names the type `primitive`; rjhcjrst puts `save_as` beside
+ * `inputs` (moved into the inputs, where the type's dialect maps it); notes beside `inputs` are kept.
+ */
+export function normalizeStepShell(raw: unknown, at: string, ctx: DialectContext, issues: InputIssue[], file: string, nodeId?: string): { type: unknown; inputs: Inputs; notes: Record<string, unknown> } | null {
+  if (!isObject(raw)) {
+    issues.push({ file, path: at, nodeId, message: 'a step is an object {type, inputs}' });
+    return null;
+  }
+  const step = copy(raw);
+  if ('primitive' in step) {
+    if ('type' in step && step.type !== step.primitive) issues.push({ file, path: `${at}.primitive`, nodeId, message: `"primitive" and "type" disagree (${JSON.stringify(step.primitive)} vs ${JSON.stringify(step.type)})` });
+    step.type = step.type ?? step.primitive;
+    delete step.primitive;
+    ctx.spelling('step primitive', 'type', 'the step\'s primitive type');
+  }
+  const inputs = isObject(step.inputs) ? step.inputs : step.inputs === undefined ? {} : null;
+  if (inputs === null) {
+    issues.push({ file, path: `${at}.inputs`, nodeId, message: 'inputs must be an object' });
+    return null;
+  }
+  if ('save_as' in step) {
+    if ('save_as' in inputs) issues.push({ file, path: `${at}.save_as`, nodeId, message: 'save_as is given beside and inside inputs' });
+    else inputs.save_as = step.save_as;
+    delete step.save_as;
+    ctx.spelling('step save_as', 'inputs.save_as', 'a capture named beside the inputs (read as the same input inside them)');
+  }
+  const type = step.type;
+  delete step.type;
+  delete step.inputs;
+  const notes = takeNotes(step);
+  for (const k of Object.keys(step)) issues.push({ file, path: `${at}.${k}`, nodeId, message: `unknown step key "${k}"` });
+  return { type, inputs, notes };
+}

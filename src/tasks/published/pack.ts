@@ -1,0 +1,85 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import YAML from 'yaml';
+import { z } from 'zod';
+import type { InputIssue } from '../../errors';
+import { JsonSchema } from '../../json';
+import { RolesSchema } from '../../primitives/auth/roles-schema';
+import { repoRoot } from '../../temporal/tools';
+import { DatabaseSchema } from '../manifest-schema';
+import { zodInputIssues } from '../zod-issues';
+
+/**
+ * What saasbench needs to run one published task beyond its published files, written by us from
+ * the published facts (benchmarks/saasbench/README.md): how each role logs in, the test users,
+ * the app's port, the configuration constants its DAG reads, and what the prompt forbids.
+ */
+export const PackEntrySchema = z
+  .object({
+    id: z.string().regex(/^[a-z0-9]+$/, 'the published id without task_, e.g. aoiwqoiq'),
+    /** what the task builds (a clone of which product), for people reading the pack */
+    product: z.string().min(1),
+    /** overrides of what the loader reads from the compose file */
+    app: z
+      .object({
+        service: z.string().min(1).optional(),
+        port: z.number().int().positive().optional(),
+        workspace: z.string().startsWith('/').optional(),
+      })
+      .strict()
+      .optional(),
+    /** the database the SQL primitives query (default: read from the compose file) */
+    database: DatabaseSchema.optional(),
+    /** test users role → {username, email, password, …}; they become `{{<role>_<field>}}` variables */
+    users: z.record(z.string(), z.record(z.string(), z.string())).optional(),
+    /** further variables the DAG reads (configuration constants of the published evaluator) */
+    variables: z.record(z.string(), JsonSchema).optional(),
+    /** how each role obtains credentials (docs/primitives.md#roles) */
+    roles: RolesSchema.optional(),
+    /** the prompt's anti-cheat list: fed to the integrity audit */
+    forbidden: z
+      .object({
+        /** upstream codebases (repo slugs or URLs) the agent must not clone or download */
+        sources: z.array(z.string().min(3)).default([]),
+        /** packages the agent must not install (the upstream product's own libraries) */
+        libraries: z.array(z.string().min(2)).default([]),
+        /** container images the agent must not pull or run */
+        images: z.array(z.string().min(2)).default([]),
+      })
+      .strict()
+      .optional(),
+    /** facts a reader should know (how the published evaluator logged in, deviations, …) */
+    notes: z.array(z.string()).default([]),
+  })
+  .strict();
+
+export type PackEntry = z.infer<typeof PackEntrySchema>;
+
+/** benchmarks/saasbench/, or SAASBENCH_PACK_DIR. */
+export function packDir(): string {
+  return process.env.SAASBENCH_PACK_DIR ?? join(repoRoot(), 'benchmarks', 'saasbench');
+}
+
+export function packFile(publishedId: string, dir = packDir()): string {
+  return join(dir, 'tasks', `${publishedId}.yaml`);
+}
+
+/** The pack entry of a published task: null when there is none (the task still loads). */
+export function loadPackEntry(publishedId: string, issues: InputIssue[], dir = packDir()): { entry: PackEntry | null; file: string } {
+  const file = packFile(publishedId, dir);
+  if (!existsSync(file)) return { entry: null, file };
+  let raw: unknown;
+  try {
+    raw = YAML.parse(readFileSync(file, 'utf8'));
+  } catch (e) {
+    issues.push({ file, path: '', message: `not valid YAML: ${(e as Error).message.split('\n')[0]}` });
+    return { entry: null, file };
+  }
+  const parsed = PackEntrySchema.safeParse(raw);
+  if (!parsed.success) {
+    issues.push(...zodInputIssues(parsed.error, file));
+    return { entry: null, file };
+  }
+  if (parsed.data.id !== publishedId) issues.push({ file, path: 'id', message: `the entry is for "${parsed.data.id}", not "${publishedId}"` });
+  return { entry: parsed.data, file };
+}
