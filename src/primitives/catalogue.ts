@@ -20,9 +20,7 @@ import { P27 } from './p27-webhook-delivery';
 import { SCREENSHOT } from './browser-screenshot';
 import { RENDER_DOM } from './browser-render-dom';
 import { PUBLISHED_STUB } from './published-stub';
-import { absorbSetCookie, withSession } from './auth/session';
 import { LAST_VARS_LOCAL } from './auth/request';
-import { capturePublishedIds } from './published-id-capture';
 import type { Json } from '../json';
 import type { Primitive } from './types';
 
@@ -31,31 +29,10 @@ const LAST_VARS = LAST_VARS_LOCAL;
 const names = (v: unknown): string[] => (v && typeof v === 'object' ? Object.keys(v as object) : []);
 const one = (v: unknown): string[] => (typeof v === 'string' && v ? [v] : []);
 
-/**
- * P04 as the catalogue runs it: the chain's session (current role's headers and cookie jar) is
- * added under the step's own headers (explicit headers win), Set-Cookie answers go back into the
- * jar, and published tasks get the compatibility id capture (published-id-capture.ts). The
- * recorded step inputs stay the DAG's own, so credentials never reach node records.
- */
-const P04WithSession: Primitive = {
+/** P04 exports its captures and save_as; previous and the last-response variables stay in the chain. */
+const P04WithProduces: Primitive = {
   ...(P04 as unknown as Primitive),
-  produces: (i) => ({ exported: names(i.capture), local: ['previous', ...LAST_VARS] }),
-  async run(input, ctx) {
-    const inp = input as { path: string; headers: Record<string, string | number | boolean> };
-    const explicit: Record<string, string> = {};
-    for (const [k, v] of Object.entries(inp.headers ?? {})) explicit[k] = String(v);
-    const headers = withSession(ctx.state, inp.path, explicit);
-    const before = ctx.state.last;
-    const out = await P04.run({ ...(input as object), headers } as never, ctx);
-    if (ctx.state.last && ctx.state.last !== before) {
-      absorbSetCookie(ctx.state, ctx.state.last.headers['set-cookie']);
-      if (out.passed) {
-        const ids = capturePublishedIds(ctx);
-        if (ids.length) out.data = { ...(out.data ?? {}), compat_captured: ids };
-      }
-    }
-    return out;
-  },
+  produces: (i) => ({ exported: [...names(i.capture), ...one(i.save_as)], local: ['previous', ...LAST_VARS] }),
 };
 
 const withProduces = (p: Primitive, produces: Primitive['produces']): Primitive => ({ ...p, produces });
@@ -87,7 +64,7 @@ export const CATALOGUE: Primitive[] = ([
   P01,
   P02,
   P03,
-  P04WithSession,
+  P04WithProduces,
   P05,
   P06,
   P07,

@@ -9,6 +9,7 @@ import type { Task } from '../tasks/task';
 import type { StackRef } from '../workflows/contracts';
 import type { PrimitiveEnv, SqlResult } from './types';
 import { InfraError } from '../errors';
+import { publishedHostPorts } from './host-ports';
 
 export function servicePort(stack: StackRef, service: string, port: number): number {
   const s = stack.services[service];
@@ -51,6 +52,16 @@ export function envFromStack(task: Task, stack: StackRef, artifactsDir: string, 
     taskDir: task.dir,
     roles,
     compat: { publishedIdCapture: extras.publishedIdCapture },
+    // published DAGs address other services by their compose host port (http://localhost:9201/…)
+    hostPortUrl: (() => {
+      let ports: ReturnType<typeof publishedHostPorts> | undefined;
+      return (port: number) => {
+        ports ??= publishedHostPorts(task.environment.composeFile, task.environment.envFileFallbacks ?? []);
+        const m = ports.get(port);
+        const hostPort = m && stack.services[m.service]?.ports[`${m.target}/tcp`];
+        return hostPort ? `http://127.0.0.1:${hostPort}` : undefined;
+      };
+    })(),
     // webhooks: the app container reaches this host at its network's gateway address
     // (the rollout firewall lets the containers reach that port only while the receiver listens)
     webhookReceiver: async () => {

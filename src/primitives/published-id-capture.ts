@@ -43,8 +43,13 @@ export function publishedIds(status: number, body: unknown): Record<string, Json
   return out;
 }
 
+/**
+ * Run the capture on the chain's last response. Off for native tasks, for nodes that opted out
+ * (`id_capture: false`, published `no_entity_capture`: ctx.idCapture) and for SQL results; steps
+ * that opt out themselves (P04 `id_capture: false`) do not call it.
+ */
 export function capturePublishedIds(ctx: PrimitiveContext): string[] {
-  if (!ctx.env.compat?.publishedIdCapture || !ctx.state.last || ctx.state.last.method === 'SQL') return [];
+  if (!ctx.env.compat?.publishedIdCapture || ctx.idCapture === false || !ctx.state.last || ctx.state.last.method === 'SQL') return [];
   const ids = publishedIds(ctx.state.last.status, ctx.state.last.body);
   for (const [k, v] of Object.entries(ids)) ctx.setVar(k, v);
   return Object.keys(ids);

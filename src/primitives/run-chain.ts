@@ -50,7 +50,7 @@ export async function runNode(node: DagNode, env: PrimitiveEnv, opts: RunNodeOpt
   try {
     for (const [index, step] of node.chain.entries()) {
       const started = Date.now();
-      const outcome = await runStep(step.type, step.inputs, env, state, node.id);
+      const outcome = await runStep(step.type, step.inputs, env, state, node.id, node.idCapture);
       steps.push({ index, type: step.type, inputs: outcome.resolved, passed: outcome.result.passed, message: outcome.result.message, data: outcome.result.data, durationMs: Date.now() - started });
       passes.push(outcome.result.passed);
       if (outcome.result.judge) judge = outcome.result.judge.skipped ? { skipped: true } : { skipped: false, score: outcome.result.judge.score };
@@ -64,7 +64,7 @@ export async function runNode(node: DagNode, env: PrimitiveEnv, opts: RunNodeOpt
   return { status, score, message: summarize(status, steps, node.chain.length), steps, exports: status === 'PASSED' ? state.exports : {}, };
 }
 
-async function runStep(type: string, rawInputs: Record<string, unknown>, env: PrimitiveEnv, state: ChainState, nodeId: string): Promise<{ resolved: unknown; result: PrimitiveOutcome }> {
+async function runStep(type: string, rawInputs: Record<string, unknown>, env: PrimitiveEnv, state: ChainState, nodeId: string, idCapture?: boolean): Promise<{ resolved: unknown; result: PrimitiveOutcome }> {
   const primitive = findPrimitive(type);
   if (!primitive) return { resolved: rawInputs, result: { passed: false, message: `primitive ${type} is not supported` } };
   let resolved: unknown;
@@ -82,6 +82,7 @@ async function runStep(type: string, rawInputs: Record<string, unknown>, env: Pr
     env,
     state,
     nodeId,
+    ...(idCapture === false ? { idCapture: false } : {}),
     setVar(name, value) {
       state.vars[name] = value;
       state.exports[name] = value;

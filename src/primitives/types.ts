@@ -73,6 +73,12 @@ export interface PrimitiveEnv {
     /** after a 2xx JSON response, copy id-like fields into chain variables (exported) */
     publishedIdCapture?: boolean;
   };
+  /**
+   * The loopback base URL (`http://127.0.0.1:<port>`) of the stack service that the task's compose
+   * file publishes on host port `port` — how published DAGs' absolute URLs (`http://localhost:9201/…`)
+   * reach another service of the stack. Unset, or undefined for a port no service publishes.
+   */
+  hostPortUrl?(port: number): string | undefined;
 }
 
 /** Credentials of one role, as P13 obtained them. Values are secrets: never logged or recorded. */
@@ -85,6 +91,8 @@ export interface RoleCredentials {
   username?: string;
   /** a line for the step message, without secrets (e.g. "POST /login → 200, cookie sid") */
   summary: string;
+  /** the CSRF token the login obtained (login.csrf), for requests that attach it (P04 attach_csrf) */
+  csrf?: { header?: string; token: string };
 }
 
 export interface StoredCookie {
@@ -101,14 +109,14 @@ export interface RolesPort {
   /** declared username of a role, if any (SCREENSHOT `login_as` maps a username onto a role) */
   usernameOf(role: string, vars: Record<string, Json>): string | undefined;
   /** obtain credentials; throws RoleError with a clear message when that is impossible */
-  credentials(role: string, opts: { vars: Record<string, Json>; method?: string; forceRefresh?: boolean }): Promise<RoleCredentials>;
+  credentials(role: string, opts: { vars: Record<string, Json>; method?: string; forceRefresh?: boolean; as?: { username: string; password: string } }): Promise<RoleCredentials>;
 }
 
 /** The chain's session state: the current role and one cookie jar + header set per role. */
 export interface ChainAuth {
   /** the role P13 selected last; undefined = no role (the chain's anonymous jar) */
   role?: string;
-  sessions: Record<string, { headers: Record<string, string>; cookies: StoredCookie[]; kind: RoleCredentials['kind']; failed?: boolean }>;
+  sessions: Record<string, { headers: Record<string, string>; cookies: StoredCookie[]; kind: RoleCredentials['kind']; failed?: boolean; csrf?: RoleCredentials['csrf'] }>;
 }
 
 export interface JudgeRequest {
@@ -142,6 +150,8 @@ export interface PrimitiveContext {
   env: PrimitiveEnv;
   state: ChainState;
   nodeId: string;
+  /** false: the node opted out of the published id capture (published `no_entity_capture`) */
+  idCapture?: boolean;
   /** set a variable for the rest of the chain and export it to dependent nodes */
   setVar(name: string, value: Json): void;
 }

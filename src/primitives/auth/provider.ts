@@ -102,6 +102,7 @@ export function rolesPort(decl: RolesDecl, deps: RolesDeps): RolesPort {
     const headers = tpl(l.headers, local, `role ${role}: login.headers`);
     const body: Record<string, Json> = tpl(l.body, local, `role ${role}: login.body`);
     const steps: string[] = [];
+    let csrf: RoleCredentials['csrf'];
     if (l.csrf) {
       const res = await send(l.csrf.method, l.csrf.path, {});
       const token = extractLoginToken(l.csrf.token, res, jar);
@@ -111,6 +112,7 @@ export function rolesPort(decl: RolesDecl, deps: RolesDeps): RolesPort {
       }
       if (l.csrf.header) headers[l.csrf.header] = token;
       if (l.csrf.body_field) body[l.csrf.body_field] = token;
+      csrf = { ...(l.csrf.header ? { header: l.csrf.header } : {}), token };
     }
     const hasBody = l.method !== 'GET';
     const payload = !hasBody ? undefined : l.format === 'form' ? formEncode(body) : Buffer.from(JSON.stringify(body));
@@ -133,6 +135,7 @@ export function rolesPort(decl: RolesDecl, deps: RolesDeps): RolesPort {
       headers: out,
       cookies: jar,
       username: typeof local.username === 'string' ? local.username : undefined,
+      ...(csrf ? { csrf } : {}),
       summary: `${steps.join(', ')}${cookieNames.length ? `; cookies ${cookieNames.join(', ')}` : ''}${l.token ? `; token from ${describeSource(l.token)} sent as ${Object.keys(out).join(', ')}` : ''}`,
     };
   }
@@ -192,6 +195,12 @@ export function rolesPort(decl: RolesDecl, deps: RolesDeps): RolesPort {
       if (r.anonymous) return { ...ANONYMOUS, role };
       const kind = pickKind(role, r, opts.method);
       const local = roleVars(role, r, opts.vars);
+      // a step that names the account (P14 login_as) logs in with it through the role's declared flow
+      if (opts.as) {
+        if (kind !== 'login') throw new RoleError(`role "${role}" declares ${kind} credentials; logging in as user ${opts.as.username} needs a declared login`);
+        local.username = opts.as.username;
+        local.password = opts.as.password;
+      }
       if (kind === 'login') return login(role, r, local);
       if (kind === 'seed') return seed(role, r, local, !!opts.forceRefresh);
       const headers = tpl(r.api_key!.headers, local, `role ${role}: api_key.headers`);

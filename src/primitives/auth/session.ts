@@ -22,13 +22,13 @@ function sessionOf(state: ChainState, role: string | undefined) {
 }
 
 /** Obtain a role's credentials (unless this chain already has them) and store its session. */
-export async function ensureRoleSession(ctx: PrimitiveContext, role: string, opts: { method?: string; forceRefresh?: boolean } = {}): Promise<{ creds?: RoleCredentials; reused: boolean }> {
+export async function ensureRoleSession(ctx: PrimitiveContext, role: string, opts: { method?: string; forceRefresh?: boolean; as?: { username: string; password: string } } = {}): Promise<{ creds?: RoleCredentials; reused: boolean }> {
   const auth = chainAuth(ctx.state);
   const existing = auth.sessions[role];
-  if (existing && !existing.failed && !opts.forceRefresh && !opts.method) return { reused: true };
+  if (existing && !existing.failed && !opts.forceRefresh && !opts.method && !opts.as) return { reused: true };
   const port = ctx.env.roles ?? noRoles('this task declares no roles (task.yaml `roles:`)');
-  const creds = await port.credentials(role, { vars: ctx.state.vars, method: opts.method, forceRefresh: opts.forceRefresh });
-  auth.sessions[role] = { headers: { ...creds.headers }, cookies: [...creds.cookies], kind: creds.kind };
+  const creds = await port.credentials(role, { vars: ctx.state.vars, method: opts.method, forceRefresh: opts.forceRefresh, ...(opts.as ? { as: opts.as } : {}) });
+  auth.sessions[role] = { headers: { ...creds.headers }, cookies: [...creds.cookies], kind: creds.kind, ...(creds.csrf ? { csrf: creds.csrf } : {}) };
   return { creds, reused: false };
 }
 
