@@ -16,7 +16,11 @@ import { P15 } from './p15-status-code-assert';
 import { P16 } from './p16-response-time-check';
 import { P21 } from './p21-log-content-check';
 import { P23 } from './p23-file-upload-download';
+import { P24 } from './p24-queue-job-check';
+import { P26 } from './p26-search-query';
 import { P27 } from './p27-webhook-delivery';
+import { P28 } from './p28-email-delivery';
+import { P29 } from './p29-multi-step-workflow';
 import { SCREENSHOT } from './browser-screenshot';
 import { RENDER_DOM } from './browser-render-dom';
 import { PUBLISHED_STUB } from './published-stub';
@@ -79,7 +83,11 @@ export const CATALOGUE: Primitive[] = ([
   P16,
   P21,
   P23,
+  P24,
+  P26,
   P27,
+  P28,
+  P29,
   SCREENSHOT,
   RENDER_DOM,
   PUBLISHED_STUB,

@@ -1,29 +1,33 @@
 import { z } from 'zod';
 import { JsonSchema, type Json } from '../json';
 import { deepEqual, show, toJson } from './compare';
-import { HttpTransportError } from './http';
 import { dottedGet } from './jsonpath';
-import { VarName } from './p04-http-request';
-import { LAST_VARS_LOCAL, sessionRequest } from './auth/request';
+import { PathSchema, VarName } from './p04-http-request';
+import { queryJsonPath } from './jsonpath';
+import { LAST_VARS_LOCAL, requestFailure, sessionRequest } from './auth/request';
 
 import { definePrimitive, type PrimitiveContext } from './types';
 
 const Status = z.number().int().min(100).max(599);
 const Statuses = z.union([Status, z.array(Status).min(1)]).transform((s) => (Array.isArray(s) ? s : [s]));
-const ItemPath = z.string().startsWith('/', 'paths start with /').refine((p) => p.includes('{id}'), 'an item path must contain {id}');
+const ItemPath = PathSchema.refine((p) => p.includes('{id}'), 'an item path must contain {id}');
+/** a read path with {id}, or a list path (the read finds the entity in the list by its id) */
+const ReadPath = PathSchema;
 const JsonObject = z.record(z.string(), JsonSchema);
 
 export const P05Schema = z
   .object({
     /** the collection path, e.g. /api/items (POST creates; {resource}/{id} reads, updates, deletes) */
-    resource: z.string().startsWith('/', 'resource is the collection path and starts with /'),
+    resource: z.string().refine((p) => p.startsWith('/') || p.startsWith('{{'), 'resource is the collection path and starts with /'),
     create_body: JsonObject,
     update_body: JsonObject.optional(),
     id_field: z.string().min(1).optional(),
     identifier_field: z.string().min(1).optional(),
     /** the key wrapping the entity in responses, e.g. "customer" for {"customer": {...}} */
     response_root: z.string().min(1).optional(),
-    read_path: ItemPath.optional(),
+    read_path: ReadPath.optional(),
+    /** JSONPath of the created id in the create response (default: id_field of the entity) */
+    id_path: z.string().min(1).optional(),
     update_path: ItemPath.optional(),
     delete_path: ItemPath.optional(),
     update_method: z.string().transform((m) => m.toUpperCase()).pipe(z.enum(['PUT', 'PATCH', 'POST'])).default('PUT'),
@@ -65,6 +69,19 @@ export function entityOf(body: unknown, idField: string, root?: string): Record<
   return nested.length === 1 ? (nested[0] as Record<string, unknown>) : undefined;
 }
 
+/** The element of a list answer (the body, or an array field of it or of its `data`) whose id is `id`. */
+export function findInList(body: unknown, idField: string, id: string): Record<string, unknown> | undefined {
+  const arrays: unknown[][] = [];
+  const scan = (v: unknown) => {
+    if (Array.isArray(v)) arrays.push(v);
+    else if (isObj(v)) for (const x of Object.values(v)) if (Array.isArray(x)) arrays.push(x);
+  };
+  scan(body);
+  if (isObj(body)) scan(body.data);
+  for (const a of arrays) for (const e of a) if (isObj(e) && String(e[idField]) === id) return e;
+  return undefined;
+}
+
 interface Step {
   step: 'create' | 'read' | 'update' | 'reread' | 'delete' | 'verify_deleted';
   method: string;
@@ -93,8 +110,7 @@ export const P05 = definePrimitive({
         const res = await sessionRequest(ctx, { method, path, headers, json, timeoutMs: input.timeout * 1000 });
         return res;
       } catch (e) {
-        if (!(e instanceof HttpTransportError)) throw e;
-        steps.push({ step, method, path, ok: false, problem: `no response: ${e.message}` });
+        steps.push({ step, method, path, ok: false, problem: requestFailure(e, `${method} ${path}`) });
         return undefined;
       }
     };
@@ -105,22 +121,24 @@ export const P05 = definePrimitive({
     const created = await call('create', 'POST', input.resource, input.create_body);
     if (!created) return done();
     const entity = entityOf(created.body, idField, input.response_root);
-    const idVal = entity?.[idField];
+    const idVal = input.id_path ? queryJsonPath(created.body, input.id_path)[0] : entity?.[idField];
     const createOk = input.expected_create_status.includes(created.status);
     if (!createOk || (typeof idVal !== 'string' && typeof idVal !== 'number')) {
-      steps.push({ step: 'create', method: 'POST', path: input.resource, status: created.status, ok: false, problem: !createOk ? `status ${created.status}, expected ${input.expected_create_status.join('/')}; body ${show(created.body, 200)}` : `no ${input.response_root ? `${input.response_root}.` : ''}${idField} in the response ${show(created.body, 200)}` });
+      steps.push({ step: 'create', method: 'POST', path: input.resource, status: created.status, ok: false, problem: !createOk ? `status ${created.status}, expected ${input.expected_create_status.join('/')}; body ${show(created.body, 200)}` : `no ${input.id_path ?? `${input.response_root ? `${input.response_root}.` : ''}${idField}`} in the response ${show(created.body, 200)}` });
       return done();
     }
     steps.push({ step: 'create', method: 'POST', path: input.resource, status: created.status, ok: true });
     const id = String(idVal);
     if (input.capture_id_as) ctx.setVar(input.capture_id_as, toJson(idVal) as Json);
 
-    // read
-    const readPath = itemPath(input.read_path, id);
+    // read (a read_path without {id} is a list: the entity is the element with that id)
+    const listRead = input.read_path !== undefined && !input.read_path.includes('{id}');
+    const readPath = listRead ? input.read_path! : itemPath(input.read_path, id);
+    const pick = (body: unknown) => (listRead ? findInList(body, idField, id) : entityOf(body, idField, input.response_root));
     const read = await call('read', 'GET', readPath);
     if (!read) return done(id);
     {
-      const e = entityOf(read.body, idField, input.response_root);
+      const e = pick(read.body);
       const problems: string[] = [];
       if (!input.expected_read_status.includes(read.status)) problems.push(`status ${read.status}, expected ${input.expected_read_status.join('/')}`);
       else if (!e) problems.push(`no entity in ${show(read.body, 200)}`);
@@ -141,7 +159,7 @@ export const P05 = definePrimitive({
         if (ok && input.verify_update) {
           const again = await call('reread', 'GET', readPath);
           if (again) {
-            const e = entityOf(again.body, idField, input.response_root);
+            const e = pick(again.body);
             const want = input.response_root && isObj(input.update_body[input.response_root]) && Object.keys(input.update_body).length === 1 ? (input.update_body[input.response_root] as Record<string, unknown>) : input.update_body;
             const problems: string[] = [];
             if (again.status !== 200 || !e) problems.push(`re-read → ${again.status} ${show(again.body, 200)}`);
@@ -166,7 +184,7 @@ export const P05 = definePrimitive({
         if (ok && input.verify_deleted) {
           const gone = await call('verify_deleted', 'GET', readPath);
           if (gone) {
-            const g = gone.status === 404 || gone.status === 410;
+            const g = gone.status === 404 || gone.status === 410 || (listRead && gone.status === 200 && !pick(gone.body));
             steps.push({ step: 'verify_deleted', method: 'GET', path: readPath, status: gone.status, ok: g, problem: g ? undefined : `still readable after DELETE (status ${gone.status})` });
           }
         }

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { JsonSchema, type Json } from '../json';
-import { appendQuery, HttpTransportError } from './http';
-import { HTTP_METHODS } from './p04-http-request';
-import { LAST_VARS_LOCAL, sessionRequest } from './auth/request';
+import { appendQuery } from './http';
+import { HTTP_METHODS, PathSchema } from './p04-http-request';
+import { LAST_VARS_LOCAL, requestFailure, sessionRequest } from './auth/request';
 import { definePrimitive, type PrimitiveContext } from './types';
 
 const Status = z.number().int().min(100).max(599);
@@ -12,7 +12,7 @@ export const P16Schema = z
   .object({
     max_ms: z.number().positive().default(5000),
     /** measure this endpoint (default: the chain's last response, one sample) */
-    path: z.string().startsWith('/').optional(),
+    path: PathSchema.optional(),
     method: z.string().transform((m) => m.toUpperCase()).pipe(z.enum(HTTP_METHODS)).optional(),
     headers: z.record(z.string().min(1), z.union([z.string(), z.number(), z.boolean()])).optional(),
     body: JsonSchema.optional(),
@@ -26,12 +26,15 @@ export const P16Schema = z
     expected_status: z.union([Status, z.array(Status).min(1)]).transform((s) => (Array.isArray(s) ? s : [s])).optional(),
     /** statistic(path) / statistic(baseline_path) must be ≤ this */
     max_ratio: z.number().positive().optional(),
-    baseline_path: z.string().startsWith('/').optional(),
+    baseline_path: PathSchema.optional(),
     timeout: z.number().positive().max(600).default(30),
+    /** without path: the timed (last) response's JSON body must also have these top-level keys */
+    require_keys: z.array(z.string().min(1)).min(1).optional(),
   })
   .strict()
   .superRefine((v, ctx) => {
     if (v.samples !== undefined && v.repeat !== undefined) ctx.addIssue({ code: 'custom', path: ['repeat'], message: 'give samples or repeat, not both' });
+    if (v.path !== undefined && v.require_keys) ctx.addIssue({ code: 'custom', path: ['require_keys'], message: 'require_keys checks the chain\'s last response (no path)' });
     if (v.path === undefined) {
       for (const k of ['method', 'headers', 'body', 'samples', 'repeat', 'warmup', 'statistic', 'expected_status', 'max_ratio', 'baseline_path'] as const) {
         if (v[k] !== undefined) ctx.addIssue({ code: 'custom', path: [k], message: `${k} needs path (without path the one sample is the chain's last response)` });
@@ -73,8 +76,7 @@ async function measure(ctx: PrimitiveContext, input: Input, path: string): Promi
         statuses.push(res.status);
       }
     } catch (e) {
-      if (e instanceof HttpTransportError) return { ms, statuses, error: `${method} ${p}: no response (request ${i + 1}): ${e.message}` };
-      throw e;
+      return { ms, statuses, error: requestFailure(e, `${method} ${p} (request ${i + 1})`) };
     }
   }
   return { ms, statuses };
@@ -95,8 +97,12 @@ export const P16 = definePrimitive({
     if (input.path === undefined) {
       const last = ctx.state.last;
       if (!last || last.method === 'SQL') return { passed: false, message: 'no HTTP response in this chain to time (give path to take a sample)' };
-      const ok = last.elapsedMs <= input.max_ms;
-      return { passed: ok, message: `${last.method} ${last.path} took ${last.elapsedMs} ms (max ${input.max_ms} ms)`, data: { samples_ms: [last.elapsedMs], value_ms: last.elapsedMs, max_ms: input.max_ms } };
+      const problems: string[] = [];
+      if (last.elapsedMs > input.max_ms) problems.push(`${last.elapsedMs} ms > ${input.max_ms} ms`);
+      const body = last.body;
+      const missing = (input.require_keys ?? []).filter((k) => !(body !== null && typeof body === 'object' && !Array.isArray(body) && k in body));
+      if (missing.length) problems.push(`key(s) ${missing.join(', ')} missing from the body`);
+      return { passed: problems.length === 0, message: `${last.method} ${last.path} took ${last.elapsedMs} ms (max ${input.max_ms} ms)${problems.length ? `; ${problems.join('; ')}` : ''}`, data: { samples_ms: [last.elapsedMs], value_ms: last.elapsedMs, max_ms: input.max_ms, ...(input.require_keys ? { require_keys: input.require_keys } : {}) } };
     }
     const stat = input.statistic ?? 'median';
     const main = await measure(ctx, input, input.path);

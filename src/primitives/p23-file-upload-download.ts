@@ -1,9 +1,9 @@
 import { deflateSync } from 'node:zlib';
 import { z } from 'zod';
 import { show } from './compare';
-import { HttpTransportError } from './http';
+import { PathSchema } from './p04-http-request';
 import { queryJsonPath } from './jsonpath';
-import { LAST_VARS_LOCAL, sessionRequest } from './auth/request';
+import { LAST_VARS_LOCAL, requestFailure, sessionRequest } from './auth/request';
 import { definePrimitive } from './types';
 
 const Status = z.number().int().min(100).max(599);
@@ -12,7 +12,7 @@ const Scalar = z.union([z.string(), z.number(), z.boolean()]);
 const UploadSchema = z
   .object({
     method: z.string().transform((m) => m.toUpperCase()).pipe(z.enum(['POST', 'PUT', 'PATCH'])).default('POST'),
-    path: z.string().startsWith('/'),
+    path: PathSchema,
     field_name: z.string().min(1).optional(),
     file_field: z.string().min(1).optional(),
     file_name: z.string().min(1).optional(),
@@ -22,12 +22,14 @@ const UploadSchema = z
     /** generate a file of this size (image/png → a valid PNG of about that size) */
     file_size_kb: z.number().positive().max(51_200).optional(),
     file_content: z.string().optional(),
+    /** the file's bytes as base64 */
+    file_content_b64: z.string().regex(/^[A-Za-z0-9+/\s]*={0,2}\s*$/, 'base64 text').optional(),
     headers: z.record(z.string().min(1), Scalar).default({}),
   })
   .strict()
   .refine((u) => !(u.field_name && u.file_field), { message: 'give field_name or file_field, not both', path: ['file_field'] })
   .refine((u) => !(u.file_name && u.filename), { message: 'give file_name or filename, not both', path: ['filename'] })
-  .refine((u) => !(u.file_size_kb !== undefined && u.file_content !== undefined), { message: 'give file_size_kb or file_content, not both', path: ['file_content'] });
+  .refine((u) => [u.file_size_kb, u.file_content, u.file_content_b64].filter((x) => x !== undefined).length <= 1, { message: 'give one of file_size_kb, file_content, file_content_b64', path: ['file_content'] });
 
 const DownloadSchema = z
   .object({
@@ -106,6 +108,7 @@ export function makePng(bytes: number): Buffer {
 }
 
 export function fileBytes(u: z.infer<typeof UploadSchema>): Buffer {
+  if (u.file_content_b64 !== undefined) return Buffer.from(u.file_content_b64, 'base64');
   if (u.file_content !== undefined) return Buffer.from(u.file_content, 'utf8');
   if (u.file_size_kb === undefined) return Buffer.from('saasbench upload test\n', 'utf8');
   const n = Math.round(u.file_size_kb * 1024);
@@ -147,8 +150,7 @@ export const P23 = definePrimitive({
     try {
       res = await sessionRequest(ctx, { method: u.method, path: u.path, headers, raw: { body: mp.body, contentType: mp.contentType }, timeoutMs: input.timeout * 1000 });
     } catch (e) {
-      if (e instanceof HttpTransportError) return { passed: false, message: `${u.method} ${u.path} (upload ${bytes.length} B): no response: ${e.message}` };
-      throw e;
+      return { passed: false, message: requestFailure(e, `${u.method} ${u.path} (upload ${bytes.length} B)`) };
     }
     const set = [...(input.expected_status ?? []), ...(input.acceptable_statuses ?? [])];
     const ok = set.length ? set.includes(res.status) : input.expect_failure ? res.status >= 400 && res.status < 500 : res.status === 200 || res.status === 201;
@@ -178,8 +180,7 @@ export const P23 = definePrimitive({
     try {
       got = await sessionRequest(ctx, { method: 'GET', path: path!, headers: { Accept: '*/*' }, timeoutMs: input.timeout * 1000 });
     } catch (e) {
-      if (e instanceof HttpTransportError) return { passed: false, message: `${head}; download GET ${path}: no response: ${e.message}`, data };
-      throw e;
+      return { passed: false, message: `${head}; ${requestFailure(e, `download GET ${path}`)}`, data };
     }
     data.download = { path, status: got.status, bytes: got.bytes.length };
     if (!d.expected_status.includes(got.status)) return { passed: false, message: `${head}; download GET ${path} → ${got.status}, expected ${d.expected_status.join('/')}`, data };

@@ -1,6 +1,12 @@
 import type { InputIssue } from '../../../errors';
 import { normalizeNode, normalizeStepShell } from './node';
 import { P04_DIALECT } from './p04';
+import { P05_DIALECT } from './p05';
+import { P14_DIALECT } from './p14';
+import { P16_DIALECT, P23_DIALECT } from './p16-p23';
+import { P27_DIALECT } from './p27';
+import { P29_DIALECT } from './p29';
+import { WORKFLOW_DIALECTS } from './workflow';
 import type { DialectContext, SpellingUse, StepDialect } from './types';
 import { isObject, takeNotes, type Inputs } from './util';
 
@@ -10,6 +16,13 @@ import { isObject, takeNotes, type Inputs } from './util';
  */
 const DIALECTS: StepDialect[] = [
   P04_DIALECT,
+  P05_DIALECT,
+  P14_DIALECT,
+  P16_DIALECT,
+  P23_DIALECT,
+  P27_DIALECT,
+  P29_DIALECT,
+  ...WORKFLOW_DIALECTS,
 ];
 
 const byType = new Map<string, StepDialect>();

@@ -1,0 +1,63 @@
+import { addHeader, flag, prepare, take } from './http-common';
+import type { DialectContext, StepDialect } from './types';
+import type { Inputs } from './util';
+
+/** P05 api_crud as the published DAGs spell it. */
+export function normalizeP05(raw: Inputs, ctx: DialectContext): Inputs {
+  const i = prepare(raw, ctx);
+  const t = ctx.task;
+  // ygamciur writes the created id as {{id}} in its item paths; the canonical template is {id}
+  for (const k of ['read_path', 'update_path', 'delete_path']) {
+    if (typeof i[k] === 'string' && (i[k] as string).includes('{{id}}')) {
+      i[k] = (i[k] as string).split('{{id}}').join('{id}');
+      ctx.spelling(`${k} with {{id}}`, `${k} with {id}`, 'the created id in an item path');
+    }
+  }
+  if ('id_path' in i) {
+    const p = i.id_path;
+    if (typeof p === 'string' && !p.startsWith('$')) {
+      // qmjfeopc: the items live under another base than the collection that creates them
+      delete i.id_path;
+      const item = `${p.replace(/\/$/, '')}/{id}`;
+      for (const k of ['read_path', 'update_path', 'delete_path']) if (!(k in i)) i[k] = item;
+      ctx.spelling('id_path: "/base"', 'read_path/update_path/delete_path "/base/{id}"', 'the path under which the created item is read, updated and deleted');
+    } else {
+      ctx.spelling('id_path: "$.json.path"', 'id_path', 'where the created id is in the create response');
+    }
+  }
+  if ('keep_alive' in i) {
+    // jtbxfpny: dependents use the entity (`{{CRUD_DATABASE.created_id}}`): keep it, skip the delete
+    if (flag(take(i, 'keep_alive'), ctx, 'keep_alive')) i.skip_delete = true;
+    ctx.spelling('keep_alive', 'skip_delete', 'the created entity stays for dependent nodes (no delete)');
+  }
+  if (t === 'jtbxfpny' && !('capture_id_as' in i)) {
+    // jtbxfpny's evaluator kept every P05's created id as `created_id` (read as {{NODE.created_id}})
+    i.capture_id_as = 'created_id';
+    ctx.spelling('P05 (jtbxfpny)', 'capture_id_as: created_id', 'the created id is kept for dependents');
+  }
+  if ('token' in i) tokenAuth(i, ctx);
+  return i;
+}
+
+function tokenAuth(i: Inputs, ctx: DialectContext): void {
+  const tok = take(i, 'token');
+  if (typeof tok !== 'string') {
+    ctx.issue('inputs.token', 'must be a string');
+    return;
+  }
+  if (ctx.task === 'kmasmnil') {
+    addHeader(i, 'x-api-key', tok);
+    ctx.spelling('token (kmasmnil)', 'headers.x-api-key', 'the management API key the requests carry (as the task\'s P04 steps send it)');
+  } else if (ctx.task === 'pkvwdnhj') {
+    // pkvwdnhj's evaluator authenticated P05 with the current role's session and never read `token`
+    i._token_unread_by_evaluator = tok;
+    ctx.spelling('token (pkvwdnhj)', 'notes (the role session authenticates)', 'not read by the task\'s evaluator: its P05 used the session of the current role');
+  } else {
+    ctx.issue('inputs.token', `no known meaning in task ${ctx.task}`);
+  }
+}
+
+export const P05_DIALECT: StepDialect = {
+  types: ['P05', 'API_CRUD'],
+  normalize: (_type, inputs, ctx) => ({ type: 'P05', inputs: normalizeP05(inputs, ctx) }),
+};
