@@ -9,7 +9,7 @@ import { ancestorsInOrder, topoOrder } from './topo';
 export const BUILTIN_VARS = ['run_id', 'base_url'];
 
 /** Step types whose response the published-compatibility id capture reads. */
-const HTTP_TYPES = new Set(['P04', 'HTTP_REQUEST', 'P05', 'API_CRUD', 'P14', 'PERMISSION_CHECK', 'P16', 'RESPONSE_TIME_CHECK', 'P23', 'FILE_UPLOAD_DOWNLOAD', 'P27', 'WEBHOOK_DELIVERY']);
+const HTTP_TYPES = new Set(['P04', 'HTTP_REQUEST', 'P05', 'API_CRUD', 'P14', 'PERMISSION_CHECK', 'P16', 'RESPONSE_TIME_CHECK', 'P23', 'FILE_UPLOAD_DOWNLOAD', 'P24', 'QUEUE_JOB_CHECK', 'P26', 'SEARCH_QUERY', 'P27', 'WEBHOOK_DELIVERY', 'P28', 'EMAIL_DELIVERY', 'P29', 'MULTI_STEP_WORKFLOW']);
 
 const NAMESPACE = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const PLACEHOLDER = /\{\{\s*([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z0-9_]+)*)\s*\}\}/g;
@@ -69,7 +69,8 @@ export function checkPlaceholders(dag: Dag, rawNodes: readonly unknown[], o: Pla
     const ex = new Set<string>();
     for (const s of n.chain) for (const v of produced(s.type, s.inputs).exported) ex.add(v);
     exportsOf.set(n.id, ex);
-    httpIn.set(n.id, n.chain.some((s) => HTTP_TYPES.has(s.type.toUpperCase())));
+    // a node with id_capture: false (published no_entity_capture) gives its dependents no compat ids
+    httpIn.set(n.id, n.idCapture !== false && n.chain.some((s) => HTTP_TYPES.has(s.type.toUpperCase())));
   }
   const order = topoOrder(dag.nodes);
   for (const n of dag.nodes) {
@@ -103,7 +104,7 @@ export function checkPlaceholders(dag: Dag, rawNodes: readonly unknown[], o: Pla
       }
       const p = produced(step.type, step.inputs);
       for (const v of [...p.exported, ...p.local]) available.add(v);
-      http ||= HTTP_TYPES.has(step.type.toUpperCase());
+      http ||= n.idCapture !== false && HTTP_TYPES.has(step.type.toUpperCase());
     });
   }
   return issues;

@@ -432,7 +432,7 @@ describe('P27 webhook_delivery', () => {
     const ctx = makeCtx(env(), VARS);
     const r = await runPrimitive(P('P27'), { register: { path: '/hooks', body: { url: '{webhook_url}' } }, trigger_path: '/events', trigger_body: { event: 'item.created' }, receiver: { path: '/wh', body_contains: 'item.created', require_header: 'X-Signature' }, wait_seconds: 3 }, ctx);
     assert.equal(r.passed, true, r.message);
-    assert.match(r.message, /1 delivery\(ies\) received/);
+    assert.match(r.message, /1 matching delivery\(ies\)/);
   });
   test('receiver: nothing delivered within wait_seconds fails; verify_sql polls the app record', async () => {
     hooks.length = 0;

@@ -20,7 +20,7 @@ import { corpusOpt, publishedTask } from '../helpers/published';
 const repoRoot = path.resolve(__dirname, '..', '..', '..');
 const publishedDag = () => path.join(publishedTask('task_aoiwqoiq'), 'check', 'task_aoiwqoiq_e', 'evaluate', 'dag.json');
 
-const ALL = ['P01', 'P02', 'P03', 'P04', 'P05', 'P06', 'P07', 'P08', 'P09', 'P10', 'P11', 'P12', 'P13', 'P14', 'P15', 'P16', 'P17', 'P21', 'P23', 'P27', 'SCREENSHOT', 'RENDER_DOM'];
+const ALL = ['P01', 'P02', 'P03', 'P04', 'P05', 'P06', 'P07', 'P08', 'P09', 'P10', 'P11', 'P12', 'P13', 'P14', 'P15', 'P16', 'P17', 'P21', 'P23', 'P24', 'P26', 'P27', 'P28', 'P29', 'SCREENSHOT', 'RENDER_DOM'];
 const p = (id: string) => findPrimitive(id)!;
 const ok = (id: string, inputs: unknown) => assert.deepEqual(schemaIssues(p(id), inputs).map((i) => `${i.path.join('.')}: ${i.message}`), [], `${id} ${JSON.stringify(inputs)}`);
 const bad = (id: string, inputs: unknown, at?: string) => {
@@ -30,7 +30,7 @@ const bad = (id: string, inputs: unknown, at?: string) => {
 };
 
 describe('catalogue', () => {
-  test('every published primitive type P01–P17, P21, P23, P27, SCREENSHOT, RENDER_DOM is registered by id and name, strict', () => {
+  test('every published primitive type P01–P17, P21, P23, P24, P26–P29, SCREENSHOT, RENDER_DOM is registered by id and name, strict', () => {
     for (const id of ALL) {
       const prim = findPrimitive(id);
       assert.ok(prim, id);
@@ -41,7 +41,7 @@ describe('catalogue', () => {
     }
     assert.equal(new Set(CATALOGUE.map((x) => x.id)).size, CATALOGUE.length);
     // types the published files reuse for different things stay unknown (a load-time error)
-    for (const t of ['P18', 'P19', 'P20', 'P22', 'P24', 'P29']) assert.equal(findPrimitive(t), undefined, t);
+    for (const t of ['P18', 'P19', 'P20', 'P22', 'P25']) assert.equal(findPrimitive(t), undefined, t);
   });
 
   test('every step of the published aoiwqoiq dag.json parses with our schemas (all types, all keys)', corpusOpt('task_aoiwqoiq'), () => {
@@ -75,7 +75,7 @@ describe('schemas: contradictions and wrong types are load-time errors', () => {
     bad('P05', { create_body: {} }, 'resource');
     bad('P05', { resource: 'customers', create_body: {} }, 'resource');
     bad('P05', { resource: '/x', create_body: {}, id_field: 'id', identifier_field: 'uuid' }, 'identifier_field');
-    bad('P05', { resource: '/x', create_body: {}, read_path: '/x/1' }, 'read_path');
+    bad('P05', { resource: '/x', create_body: {}, update_path: '/x/1' }, 'update_path');
     bad('P05', { resource: '/x', create_body: {}, update_method: 'DELETE' }, 'update_method');
   });
   test('P11', () => {
