@@ -96,13 +96,18 @@ export const P27 = definePrimitive({
           return { problem: requestFailure(e, `${what} ${method} ${path}`), body: undefined };
         }
       };
+      // a receiver service's record is append-only: what the step caused is what came after the first read
       const history = async (): Promise<Delivery[] | string> => {
-        const h = await send('history', 'GET', input.receiver_history!.url, undefined, {}, [200]);
-        return h.problem ?? historyDeliveries(h.body);
+        const url = input.receiver_history!.url;
+        try {
+          const res = await sessionRequest(ctx, { method: 'GET', path: url, timeoutMs: input.timeout * 1000, record: false });
+          return res.status === 200 ? historyDeliveries(res.body) : `history GET ${url} → ${res.status}, expected 200`;
+        } catch (e) {
+          return requestFailure(e, `history GET ${url}`);
+        }
       };
       const before = input.receiver_history ? await history() : [];
       if (typeof before === 'string') return { passed: false, message: before };
-      const seen = new Set(before.map((d) => JSON.stringify(d)));
       if (input.register) {
         const r = input.register;
         const res = await send('register', r.method, sub(r.path, url, base), sub(r.body, url, base) ?? undefined, strHeaders(r.headers), r.expected_status);
@@ -128,7 +133,7 @@ export const P27 = definePrimitive({
         if (input.receiver_history) {
           const all = await history();
           if (typeof all === 'string') return { passed: false, message: `${steps.join('; ')}; ${all}` };
-          got = all.filter((d) => !seen.has(JSON.stringify(d)));
+          got = all.slice(before.length);
         }
         const recvOk = !criteria || matching().length >= criteria.min_deliveries;
         if (input.verify_sql && !sqlState.ok) {
