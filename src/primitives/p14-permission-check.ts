@@ -52,7 +52,7 @@ export const P14Schema = z
   .superRefine((v, ctx) => {
     const viaAction = v.action !== undefined;
     const viaParts = v.method !== undefined || v.path !== undefined;
-    if (viaAction === viaParts) ctx.addIssue({ code: 'custom', path: ['action'], message: 'give action ("METHOD /path") or method + path' });
+    if (viaAction === viaParts && !(v.from_last_response && !viaParts)) ctx.addIssue({ code: 'custom', path: ['action'], message: 'give action ("METHOD /path") or method + path' });
     if (viaParts && (v.method === undefined || v.path === undefined)) ctx.addIssue({ code: 'custom', path: [v.method === undefined ? 'method' : 'path'], message: 'method and path go together' });
     const both = v.denied_codes_extend.filter((c) => v.allowed_codes_extend.includes(c));
     if (both.length) ctx.addIssue({ code: 'custom', path: ['allowed_codes_extend'], message: `codes both allowed and denied: ${both.join(', ')}` });
@@ -90,8 +90,9 @@ export const P14 = definePrimitive({
   produces: () => ({ exported: [], local: LAST_VARS_LOCAL }),
   async run(input, ctx) {
     const m = input.action ? ACTION.exec(input.action)! : undefined;
-    const method = m ? m[1].toUpperCase() : input.method!;
-    let path = m ? m[2] : input.path!;
+    // from_last_response without an action judges whatever the chain asked last
+    const method = m ? m[1].toUpperCase() : input.method ?? ctx.state.last?.method ?? 'GET';
+    let path = m ? m[2] : input.path ?? ctx.state.last?.path ?? '/';
     const role = input.role ?? currentRole(ctx.state);
     if (input.role) {
       try {
@@ -115,7 +116,7 @@ export const P14 = definePrimitive({
       const last = ctx.state.last;
       const bare = (p: string) => p.split('?')[0].replace(/\/$/, '');
       if (!last || last.method === 'SQL') return { passed: false, message: `${method} ${path}: no HTTP response in this chain to judge` };
-      if (last.method !== method || bare(last.path) !== bare(path)) return { passed: false, message: `the chain's last request was ${last.method} ${last.path}, not ${method} ${path}` };
+      if ((input.action || input.path) && (last.method !== method || bare(last.path) !== bare(path))) return { passed: false, message: `the chain's last request was ${last.method} ${last.path}, not ${method} ${path}` };
       res = last;
     } else try {
       res = await sessionRequest(ctx, { method, path, headers, json, role, timeoutMs: input.timeout * 1000, followRedirects: input.follow_redirects, csrfHeader: input.attach_csrf });

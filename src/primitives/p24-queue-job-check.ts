@@ -5,8 +5,8 @@ import { RequestSchema, sendRequest, SqlCheckSchema, sqlCheck } from './workflow
 
 export const P24Schema = z
   .object({
-    /** what enqueues the job: a request to the app, or a command in a stack service */
-    trigger: z.union([RequestSchema, z.object({ command: z.string().min(1), service: z.string().min(1).optional() }).strict()]),
+    /** what enqueues the job: a request to the app, or a command in a stack service; absent: earlier steps did */
+    trigger: z.union([RequestSchema, z.object({ command: z.string().min(1), service: z.string().min(1).optional() }).strict()]).optional(),
     /** the job's effect, as the database shows it */
     verify: SqlCheckSchema,
     /** the longest wait for the job, polled every 500 ms */
@@ -28,7 +28,8 @@ export const P24 = definePrimitive({
   produces: () => ({ exported: [], local: LAST_VARS_LOCAL }),
   async run(input, ctx) {
     let head: string;
-    if ('command' in input.trigger) {
+    if (!input.trigger) head = 'no trigger (earlier steps enqueued the job)';
+    else if ('command' in input.trigger) {
       const service = input.trigger.service ?? ctx.env.appService;
       const r = await ctx.env.exec(service, input.trigger.command, { timeoutMs: input.timeout * 1000 });
       head = `${service}$ ${input.trigger.command.slice(0, 80)} → exit ${r.exitCode}`;

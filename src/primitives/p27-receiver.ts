@@ -36,6 +36,8 @@ export const ReceiverSchema = z
       .strict()
       .optional(),
     min_deliveries: z.number().int().min(0).max(100).default(1),
+    /** and at most this many (e.g. a retry limit) */
+    max_deliveries: z.number().int().min(0).max(100).optional(),
   })
   .strict()
   .superRefine((r, ctx) => {

@@ -142,7 +142,8 @@ export const P27 = definePrimitive({
           const n = countOf(ran.result.rows, ran.result.columns);
           sqlState = { ok: compareNum(n, cond.op, cond.n), detail: `verify_sql count ${n} (need ${input.verify_condition})` };
         }
-        if ((recvOk && sqlState.ok) || Date.now() >= deadline) break;
+        // with a maximum, the whole wait is watched (retries beyond it must not arrive)
+        if ((recvOk && sqlState.ok && criteria?.max_deliveries === undefined) || Date.now() >= deadline) break;
         await sleep(250);
       }
       const problems: string[] = [];
@@ -150,7 +151,9 @@ export const P27 = definePrimitive({
       if (criteria) {
         const m = matching();
         data.deliveries = got.map((d) => ({ method: d.method, path: d.path, body: d.body.slice(0, 300), counts: deliveryProblem(d, criteria) || 'yes' }));
-        if (m.length < criteria.min_deliveries) {
+        if (criteria.max_deliveries !== undefined && m.length > criteria.max_deliveries) {
+          problems.push(`${m.length} matching deliveries, at most ${criteria.max_deliveries} expected`);
+        } else if (m.length < criteria.min_deliveries) {
           const why = got.length ? `; not counted: ${[...new Set(got.map((d) => deliveryProblem(d, criteria)).filter(Boolean))].slice(0, 3).join(' | ')}` : '';
           problems.push(`${m.length} matching deliver${m.length === 1 ? 'y' : 'ies'} ${receiver ? `at ${receiver.url}` : `in ${input.receiver_history!.url}`} within ${input.wait_seconds}s (need ${criteria.min_deliveries}; ${got.length} in all${why})`);
         } else steps.push(`${m.length} matching delivery(ies)`);

@@ -34,6 +34,11 @@ export function expandShellVars(v: unknown, ctx: DialectContext, at = 'inputs'):
         ctx.spelling('${NAME:-default}', 'the default', 'a shell-style variable the evaluator expanded from its own environment (unset in a run): the default is the value');
         return dflt;
       }
+      if (ctx.task === 'iyjruvfz') {
+        // iyjruvfz's evaluator renders ${NAME} from its run context (captured ids, config constants)
+        ctx.spelling('${NAME} (iyjruvfz)', '{{NAME}}', 'a variable of the run (captured earlier or a task constant)');
+        return `{{${name}}}`;
+      }
       if (ctx.task === 'jzssnoqp' && name in JZSSNOQP_PREFIXES) {
         ctx.spelling('${API_PREFIX}', 'the prefix', 'an API path prefix the evaluator expanded (its defaults: /api/v1, /api/v2, /platform/api/v1, /public/api/v1, /api/v1/widget)');
         return JZSSNOQP_PREFIXES[name];

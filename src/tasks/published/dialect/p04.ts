@@ -172,6 +172,11 @@ export function normalizeP04(raw: Inputs, ctx: DialectContext): Inputs {
     i.follow_redirects = true;
     ctx.spelling('follow_redirects absent (orghjavi)', 'follow_redirects: true', 'the evaluator\'s default was to follow redirects');
   }
+  if ('measure_response_time_ms' in i) {
+    // iyjruvfz: keep the response time for a later assertion; every P04 response records it (elapsed_ms)
+    if (flag(take(i, 'measure_response_time_ms'), ctx, 'measure_response_time_ms') === false) ctx.issue('inputs.measure_response_time_ms', 'only true is known');
+    ctx.spelling('measure_response_time_ms', '(always measured)', 'the response time is recorded with every response');
+  }
   rename(i, 'concurrent_requests', 'concurrent', ctx, 'copies of the request sent at the same moment');
   mapPoll(i, ctx);
   return i;

@@ -87,7 +87,30 @@ export function normalizeP14(raw: Inputs, ctx: DialectContext): CanonicalStep {
     ctx.spelling('expected_status with a 2xx for denied (ychlukjm)', 'acceptable_statuses', 'the statuses the DAG accepts as the denial');
   }
   if (t === 'sgdoserd') sgdoserd(i, ctx);
+  if (t === 'iyjruvfz') iyjruvfz(i, ctx);
+  if (t === 'ididetxj' && typeof i.action === 'string' && !HTTP_ACTION.test(i.action)) {
+    // ididetxj: the P04 before it made the request; `action` names the case ("documents.archive", "rbac")
+    i._action_label = take(i, 'action');
+    i.from_last_response = true;
+    ctx.spelling('action: "<label>" (ididetxj)', 'from_last_response: true', 'judge the answer of the request the chain just made');
+  }
   return { type: 'P14', inputs: i };
+}
+
+/**
+ * iyjruvfz's P14: expected_acceptable_statuses decide (denied default 401/403/404; allowed default
+ * 200/201/204 plus expected_status); `as_role_id` was not read (the request goes as the current role).
+ */
+function iyjruvfz(i: Inputs, ctx: DialectContext): void {
+  const acc = take(i, 'expected_acceptable_statuses');
+  const st = take(i, 'expected_status');
+  const denied = i.expected_result !== 'allowed';
+  const set = (acc !== undefined ? asList(acc) : denied ? [401, 403, 404] : [200, 201, 204]) as number[];
+  i.acceptable_statuses = [...new Set(denied ? set : [...set, ...(asList(st) as number[])])];
+  if (denied && st !== undefined) i._expected_status_unread = st;
+  if ('as_role_id' in i) i._as_role_id_unread = take(i, 'as_role_id');
+  if (!('expected_result' in i)) i.expected_result = 'denied';
+  ctx.spelling('expected_acceptable_statuses (iyjruvfz)', 'acceptable_statuses', 'the statuses that count as the expected outcome');
 }
 
 /**

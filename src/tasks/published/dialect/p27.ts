@@ -39,6 +39,7 @@ function receiverAddress(v: unknown, ctx: DialectContext): unknown {
 export function normalizeP27(raw: Inputs, ctx: DialectContext): Inputs {
   const i = prepare(raw, ctx);
   const t = ctx.task;
+  if (t === 'iyjruvfz') return iyjruvfz(i, ctx);
   if (!('trigger' in i) && !('expect_delivery' in i)) return i;
   const out: Inputs = {};
   const trig = request(take(i, 'trigger'), ctx, 'trigger');
@@ -128,7 +129,64 @@ function signature(sig: unknown, headers: unknown, ctx: DialectContext): Inputs 
   };
 }
 
+/** Days after 2027-02-01 for this node's booking (the evaluator moved each booking to a new slot). */
+const slot = (at: string) => Number(/nodes\[(\d+)\]/.exec(at)?.[1] ?? 0);
+
+/**
+ * iyjruvfz's P27 was a whole scenario: register a webhook for `trigger_event` at `subscriber_url`
+ * (a mock-receiver service of the stack) through the app's v2 API as the current role, book a slot
+ * (which fires BOOKING_CREATED), then read the mock receiver's history (host port 9012): a delivery
+ * at that path must arrive within wait_seconds (8) whose header matches the format (or equals
+ * expected_header_value), at most expected_max_retries + 1 of them.
+ * `verify_signature_locally` computed an HMAC of the step's own body: nothing of the app (a stub).
+ */
+function iyjruvfz(i: Inputs, ctx: DialectContext): Inputs {
+  if (i.verify_signature_locally === true) {
+    ctx.spelling('verify_signature_locally (iyjruvfz)', 'PUBLISHED_STUB', 'an HMAC of the DAG\'s own body, computed by the evaluator: nothing of the application');
+    return { __stub: true, published_type: 'P27', reason: 'iyjruvfz\'s P27 verify_signature_locally hashes the step\'s own body inside the evaluator; it observes nothing of the application', _published_inputs: i };
+  }
+  const sub = typeof i.subscriber_url === 'string' ? i.subscriber_url : 'http://host.docker.internal:9012/hook';
+  const path = (() => {
+    try {
+      return new URL(sub).pathname || '/hook';
+    } catch {
+      ctx.issue('inputs.subscriber_url', 'must be a URL');
+      return '/hook';
+    }
+  })();
+  const v2 = { 'Api-Version': '2024-08-13', 'Content-Type': 'application/json', Accept: 'application/json' };
+  const header = typeof i.expected_header_name === 'string' ? i.expected_header_name : 'X-App-Signature-256';
+  const crit: Inputs = { path, min_deliveries: 1 };
+  if (i.expected_header_value !== undefined) crit.headers_match = { [header]: `^${escapeRe(String(i.expected_header_value))}$` };
+  else crit.headers_match = { [header]: typeof i.expected_signature_format === 'string' ? i.expected_signature_format : '^[a-f0-9]{64}$' };
+  if (typeof i.expected_max_retries === 'number') crit.max_deliveries = i.expected_max_retries + 1;
+  const start = new Date(Date.UTC(2027, 1, 1, 10) + slot(ctx.at) * 86_400_000).toISOString().replace('.000', '');
+  const out: Inputs = {
+    register: { method: 'POST', path: '/api/v2/webhooks', headers: v2, body: { subscriberUrl: sub, triggers: [i.trigger_event ?? 'BOOKING_CREATED'], secret: i.secret ?? 'test-webhook-secret-32chars-AAAAA', active: true }, expected_status: [200, 201, 409] },
+    trigger_method: 'POST',
+    trigger_path: '/api/v2/bookings',
+    trigger_headers: v2,
+    trigger_body: { start, eventTypeId: '{{EVENT_TYPE_ID}}', attendee: { name: 'WebhookTester', email: `wh+${slot(ctx.at)}@x.com`, timeZone: 'UTC' } },
+    receiver_history: { url: 'http://localhost:9012/history', criteria: crit },
+    wait_seconds: typeof i.wait_seconds === 'number' ? i.wait_seconds : 8,
+  };
+  // expected_signature_algorithm names what the format checks; expected_timeout_at_seconds was not read (the delivery's arrival is checked)
+  for (const k of ['expected_signature_algorithm', 'expected_timeout_at_seconds']) if (k in i) out[`_${k}`] = i[k];
+  for (const [k, v] of Object.entries(i)) if (k.startsWith('_')) out[k] = v;
+  const known = ['subscriber_url', 'secret', 'trigger_event', 'expected_header_name', 'expected_signature_format', 'expected_header_value', 'expected_max_retries', 'wait_seconds', 'expected_signature_algorithm', 'expected_timeout_at_seconds'];
+  for (const k of Object.keys(i)) if (!known.includes(k) && !k.startsWith('_')) ctx.issue(`inputs.${k}`, `unknown key "${k}"`);
+  ctx.spelling('P27 subscriber_url/trigger_event/expected_* (iyjruvfz)', 'register + trigger + receiver_history', 'register a webhook, book a slot, and check the mock receiver\'s record');
+  return out;
+}
+
 export const P27_DIALECT: StepDialect = {
   types: ['P27', 'WEBHOOK_DELIVERY'],
-  normalize: (_type, inputs, ctx) => ({ type: 'P27', inputs: normalizeP27(inputs, ctx) }),
+  normalize: (_type, inputs, ctx) => {
+    const out = normalizeP27(inputs, ctx);
+    if (out.__stub) {
+      delete out.__stub;
+      return { type: 'PUBLISHED_STUB', inputs: out };
+    }
+    return { type: 'P27', inputs: out };
+  },
 };

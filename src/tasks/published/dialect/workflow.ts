@@ -55,9 +55,12 @@ export function normalizeP24(raw: Inputs, ctx: DialectContext): Inputs {
   onlyKeys(i, ['trigger', 'verify'], ctx, 'inputs', out);
   onlyKeys(v, ['strategy', 'sql', 'expected_result', 'max_wait_ms'], ctx, 'inputs.verify');
   ctx.spelling('P24 trigger/verify (cqfnbfay)', 'queue_job_check {trigger, verify: {sql, expect_row}, wait_seconds}', 'a request enqueues a job; its effect must reach the database in time');
+  // ididetxj: {type: "noop"} — earlier steps of the chain enqueued the job
+  const noop = isObject(i.trigger) && i.trigger.type === 'noop' && Object.keys(i.trigger).length === 1;
+  if (noop) ctx.spelling('trigger {type: noop}', '(no trigger)', 'earlier steps enqueued the job');
   return {
     ...out,
-    trigger: request(i.trigger, ctx, 'trigger'),
+    ...(noop ? {} : { trigger: request(i.trigger, ctx, 'trigger') }),
     verify: { sql: v.sql, ...(v.expected_result !== undefined ? { expect_row: v.expected_result } : { min_rows: 1 }) },
     wait_seconds: num(v.max_wait_ms, 15000) / 1000,
   };
@@ -81,6 +84,7 @@ export function normalizeP26(raw: Inputs, ctx: DialectContext): Inputs {
 
 export function normalizeP28(raw: Inputs, ctx: DialectContext): Inputs {
   const i = prepare(raw, ctx);
+  if ('trigger_template_render' in i) return templateRender(raw, ctx);
   const exp = isObject(i.expect) ? i.expect : {};
   ctx.spelling('P28 trigger/mailserver_api/expect (cqfnbfay)', 'email_delivery {trigger, mail_api, to, subject_contains, wait_seconds}', 'the app sends an e-mail the stack\'s mail catcher receives');
   onlyKeys(exp, ['to', 'subject_contains', 'timeout_ms'], ctx, 'inputs.expect');
@@ -97,8 +101,25 @@ export function normalizeP28(raw: Inputs, ctx: DialectContext): Inputs {
   };
 }
 
+/**
+ * iyjruvfz's P28 renders the step's own template string with sample values inside the evaluator
+ * and checks that nothing is left unrendered: it observes nothing of the application (it passed for
+ * every submission). It runs as a published stub and fails, saying so.
+ */
+function templateRender(raw: Inputs, ctx: DialectContext): Inputs {
+  ctx.spelling('P28 trigger_template_render (iyjruvfz)', 'PUBLISHED_STUB', 'a check of the DAG\'s own template string, not of the application');
+  // kept as a note: the template's {{…}} are the DAG's data, not placeholders of the chain
+  return { published_type: 'P28', reason: 'iyjruvfz\'s P28 renders the step\'s own template with the evaluator\'s sample values; it observes nothing of the application', _published_inputs: raw };
+}
+
 export const WORKFLOW_DIALECTS: StepDialect[] = [
   { types: ['P24', 'QUEUE_JOB_CHECK'], normalize: (_t, inputs, ctx) => ({ type: 'P24', inputs: normalizeP24(inputs, ctx) }) },
   { types: ['P26', 'SEARCH_QUERY'], normalize: (_t, inputs, ctx) => ({ type: 'P26', inputs: normalizeP26(inputs, ctx) }) },
-  { types: ['P28', 'EMAIL_CHECK'], normalize: (_t, inputs, ctx) => ({ type: 'P28', inputs: normalizeP28(inputs, ctx) }) },
+  {
+    types: ['P28', 'EMAIL_CHECK'],
+    normalize: (_t, inputs, ctx) => {
+      const out = normalizeP28(inputs, ctx);
+      return { type: 'published_type' in out ? 'PUBLISHED_STUB' : 'P28', inputs: out };
+    },
+  },
 ];
