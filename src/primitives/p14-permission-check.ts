@@ -41,6 +41,8 @@ export const P14Schema = z
     /** additionally, the status must be one of these */
     expected_status: z.union([Status, z.array(Status).min(1)]).transform((s) => (Array.isArray(s) ? s : [s])).optional(),
     body: JsonSchema.optional(),
+    /** query-string parameters */
+    query: z.record(z.string().min(1), JsonSchema).optional(),
     headers: z.record(z.string().min(1), z.union([z.string(), z.number(), z.boolean()])).default({}),
     /** denied means 401/403 only (default also 404 and 422) */
     strict_denied_codes_only: z.boolean().default(false),
@@ -105,6 +107,7 @@ export const P14 = definePrimitive({
     const headers: Record<string, string> = {};
     for (const [k, v] of Object.entries(input.headers)) headers[k] = String(v);
     let json: unknown;
+    if (input.query) path = appendQuery(path, input.query as Record<string, Json>);
     if (input.body !== undefined) {
       if (method === 'GET' || method === 'HEAD') {
         if (input.body === null || typeof input.body !== 'object' || Array.isArray(input.body)) return { passed: false, message: `a ${method} body is sent as the query string and must be an object` };

@@ -2,6 +2,7 @@ import { deflateSync } from 'node:zlib';
 import { z } from 'zod';
 import { show } from './compare';
 import { PathSchema } from './p04-http-request';
+import { canvasUpload } from './p23-canvas-flow';
 import { queryJsonPath } from './jsonpath';
 import { LAST_VARS_LOCAL, requestFailure, sessionRequest } from './auth/request';
 import { definePrimitive } from './types';
@@ -25,6 +26,8 @@ const UploadSchema = z
     /** the file's bytes as base64 */
     file_content_b64: z.string().regex(/^[A-Za-z0-9+/\s]*={0,2}\s*$/, 'base64 text').optional(),
     headers: z.record(z.string().min(1), Scalar).default({}),
+    /** `canvas`: the three-step Canvas file API (metadata, then the file to the returned upload_url, then confirm) */
+    flow: z.enum(['multipart', 'canvas']).default('multipart'),
   })
   .strict()
   .refine((u) => !(u.field_name && u.file_field), { message: 'give field_name or file_field, not both', path: ['file_field'] })
@@ -55,6 +58,7 @@ export const P23Schema = z
   })
   .strict()
   .superRefine((v, ctx) => {
+    if (v.upload.flow === 'canvas' && (v.download || v.expect_failure || v.expected_status || v.acceptable_statuses)) ctx.addIssue({ code: 'custom', path: ['upload', 'flow'], message: 'the canvas flow decides by the confirmed file id: no download or status settings' });
     if (v.expect_failure && v.download) ctx.addIssue({ code: 'custom', path: ['download'], message: 'nothing to download when the upload must fail' });
     if (v.expect_failure) {
       for (const s of [...(v.expected_status ?? []), ...(v.acceptable_statuses ?? [])]) if (s < 400 || s > 499) ctx.addIssue({ code: 'custom', path: ['acceptable_statuses'], message: `expect_failure: ${s} is not a 4xx` });
@@ -107,7 +111,7 @@ export function makePng(bytes: number): Buffer {
   return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', ihdr), chunk('IDAT', deflateSync(px, { level: 0 })), chunk('IEND', Buffer.alloc(0))]);
 }
 
-export function fileBytes(u: z.infer<typeof UploadSchema>): Buffer {
+export function fileBytes(u: Pick<z.infer<typeof UploadSchema>, 'file_content' | 'file_content_b64' | 'file_size_kb' | 'content_type'>): Buffer {
   if (u.file_content_b64 !== undefined) return Buffer.from(u.file_content_b64, 'base64');
   if (u.file_content !== undefined) return Buffer.from(u.file_content, 'utf8');
   if (u.file_size_kb === undefined) return Buffer.from('saasbench upload test\n', 'utf8');
@@ -146,6 +150,7 @@ export const P23 = definePrimitive({
     const mp = multipart(fields, { field: u.field_name ?? u.file_field ?? 'file', name, type: u.content_type, bytes });
     const headers: Record<string, string> = {};
     for (const [k, v] of Object.entries(u.headers)) headers[k] = String(v);
+    if (u.flow === 'canvas') return canvasUpload(ctx, { path: u.path, headers }, { name, type: u.content_type, bytes }, input.timeout * 1000);
     let res;
     try {
       res = await sessionRequest(ctx, { method: u.method, path: u.path, headers, raw: { body: mp.body, contentType: mp.contentType }, timeoutMs: input.timeout * 1000 });

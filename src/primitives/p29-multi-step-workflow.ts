@@ -50,12 +50,13 @@ export const P29Schema = z
     setup: RequestSchema.extend({ capture: CaptureMap.optional() }).optional(),
     /** values for the steps' `{name}` tokens */
     vars: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/), JsonSchema).optional(),
-    steps: z.array(StepSchema).min(1),
+    steps: z.array(StepSchema).default([]),
     final_verify: FinalSchema.optional(),
     timeout: z.number().positive().max(600).default(15),
   })
   .strict()
   .superRefine((v, ctx) => {
+    if (!v.setup && !v.steps.length && !v.final_verify) ctx.addIssue({ code: 'custom', path: ['steps'], message: 'a workflow needs a setup, steps or a final_verify' });
     const names = new Set<string>();
     v.steps.forEach((s, i) => {
       if (names.has(s.name)) ctx.addIssue({ code: 'custom', path: ['steps', i, 'name'], message: `duplicate step name "${s.name}"` });

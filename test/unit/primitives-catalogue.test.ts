@@ -183,8 +183,8 @@ describe('helpers', () => {
     const png = makePng(1024);
     assert.deepEqual([...png.subarray(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
     assert.ok(png.length > 900 && png.length < 1400, String(png.length));
-    assert.equal(fileBytes({ method: 'POST', path: '/u', content_type: 'application/octet-stream', extra_fields: {}, headers: {}, file_size_kb: 50 }).length, 51_200);
-    assert.equal(fileBytes({ method: 'POST', path: '/u', content_type: 'text/plain', extra_fields: {}, headers: {}, file_size_kb: 2 }).length, 2048);
+    assert.equal(fileBytes({ content_type: 'application/octet-stream', file_size_kb: 50 }).length, 51_200);
+    assert.equal(fileBytes({ content_type: 'text/plain', file_size_kb: 2 }).length, 2048);
   });
   test('published id capture rules', () => {
     assert.deepEqual(publishedIds(201, { id: 7, topic_id: 3, title: 'x', post_number: 1 }), { id: 7, topic_id: 3 });

@@ -151,6 +151,13 @@ export function normalizeP04(raw: Inputs, ctx: DialectContext): Inputs {
     else ctx.issue('inputs.auth', 'only "none" is known');
     ctx.spelling('auth: none', 'role: anonymous', 'the request carries no credentials');
   }
+  if ('token' in i && t === 'gavmyneb') {
+    // gavmyneb: the bearer token the request carries (its evaluator sent the current role's instead; the DAG names the token)
+    const tok = take(i, 'token');
+    if (typeof tok !== 'string') ctx.issue('inputs.token', 'must be a string');
+    else addHeader(i, 'Authorization', `Bearer ${tok}`);
+    ctx.spelling('token (gavmyneb)', 'headers.Authorization: Bearer …', 'the bearer token the request carries');
+  }
   if ('attach_csrf' in i && typeof i.attach_csrf === 'boolean') {
     const v = take(i, 'attach_csrf');
     if (v) i.attach_csrf = 'x-csrf-token';

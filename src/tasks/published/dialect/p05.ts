@@ -1,6 +1,6 @@
 import { addHeader, flag, prepare, take } from './http-common';
 import type { DialectContext, StepDialect } from './types';
-import type { Inputs } from './util';
+import { isObject, type Inputs } from './util';
 
 /** P05 api_crud as the published DAGs spell it. */
 export function normalizeP05(raw: Inputs, ctx: DialectContext): Inputs {
@@ -35,8 +35,20 @@ export function normalizeP05(raw: Inputs, ctx: DialectContext): Inputs {
     i.capture_id_as = 'created_id';
     ctx.spelling('P05 (jtbxfpny)', 'capture_id_as: created_id', 'the created id is kept for dependents');
   }
+  if ('item_resource' in i || 'delete_resource' in i || 'delete_query' in i) gavmynebPaths(i, ctx);
   if ('token' in i) tokenAuth(i, ctx);
   return i;
+}
+
+/** gavmyneb: items are read/updated under item_resource and deleted under delete_resource, with delete_query appended. */
+function gavmynebPaths(i: Inputs, ctx: DialectContext): void {
+  const item = take(i, 'item_resource') ?? i.resource;
+  const del = take(i, 'delete_resource') ?? item;
+  const q = take(i, 'delete_query');
+  const query = isObject(q) ? Object.entries(q).map(([k, v]) => `${k}=${String(v)}`).join('&') : typeof q === 'string' ? q : '';
+  const base = (p: unknown) => `${String(p).replace(/\/$/, '')}/{id}`;
+  for (const [k, v] of [['read_path', base(item)], ['update_path', base(item)], ['delete_path', `${base(del)}${query ? `?${query}` : ''}`]] as const) if (!(k in i)) i[k] = v;
+  ctx.spelling('item_resource / delete_resource / delete_query', 'read_path / update_path / delete_path', 'where the created item is read, updated and deleted');
 }
 
 function tokenAuth(i: Inputs, ctx: DialectContext): void {
@@ -48,6 +60,9 @@ function tokenAuth(i: Inputs, ctx: DialectContext): void {
   if (ctx.task === 'kmasmnil') {
     addHeader(i, 'x-api-key', tok);
     ctx.spelling('token (kmasmnil)', 'headers.x-api-key', 'the management API key the requests carry (as the task\'s P04 steps send it)');
+  } else if (ctx.task === 'gavmyneb') {
+    addHeader(i, 'Authorization', `Bearer ${tok}`);
+    ctx.spelling('token (gavmyneb)', 'headers.Authorization: Bearer …', 'the bearer token the requests carry');
   } else if (ctx.task === 'pkvwdnhj') {
     // pkvwdnhj's evaluator authenticated P05 with the current role's session and never read `token`
     i._token_unread_by_evaluator = tok;

@@ -4,7 +4,8 @@ import { rename, type Inputs } from './util';
 
 const RESULTS: Record<string, string> = { allowed_or_denied: 'either', denied_or_allowed: 'either', not_denied: 'not_denied' };
 const asList = (v: unknown): unknown[] => (Array.isArray(v) ? v : v === undefined ? [] : [v]);
-const HTTP_ACTION = /^\s*([A-Za-z]+)\s+((?:\/|\{\{)\S*)\s*(?:\((.*)\))?\s*$/;
+/** "METHOD /path", optionally followed by a description: "(…)" (ychlukjm) or words (gavmyneb "POST /graphql hideAssignmentGrades") */
+const HTTP_ACTION = /^\s*([A-Za-z]+)\s+((?:\/|\{\{)\S*)\s*(?:\((.*)\)|(\S.*?))?\s*$/;
 
 /** P14 permission_check as the published DAGs spell it (each evaluator decided "allowed" its own way). */
 export function normalizeP14(raw: Inputs, ctx: DialectContext): CanonicalStep {
@@ -14,10 +15,10 @@ export function normalizeP14(raw: Inputs, ctx: DialectContext): CanonicalStep {
 
   if (typeof i.action === 'string') {
     const m = HTTP_ACTION.exec(i.action);
-    if (m && m[3] !== undefined) {
-      // ychlukjm: "POST /api/graphql (addTag to entity where …)" — the parenthesis describes the case
+    if (m && (m[3] ?? m[4]) !== undefined) {
+      // ychlukjm "POST /api/graphql (addTag to entity where …)", gavmyneb "POST /graphql hideAssignmentGrades": the rest describes the case
       i.action = `${m[1]} ${m[2]}`;
-      i._action_description = m[3];
+      i._action_description = m[3] ?? m[4];
       ctx.spelling('action "METHOD /path (description)"', 'action + notes', 'the request, with a description of the situation it probes');
     }
   }
@@ -46,7 +47,7 @@ export function normalizeP14(raw: Inputs, ctx: DialectContext): CanonicalStep {
     i.login_as = { username: take(i, 'username'), password: take(i, 'password') ?? '' };
     ctx.spelling('username + password', 'login_as', 'log in through the role\'s login with this account');
   }
-  if ('token' in i) {
+  if ('token' in i && t !== 'gavmyneb') {
     const tok = take(i, 'token');
     const header = t === 'cqfnbfay' ? ['X-Auth-Token', String(tok)] : t === 'rjhcjrst' ? ['Authorization', `Bearer ${tok}`] : undefined;
     if (!header) ctx.issue('inputs.token', `no known meaning in task ${t}`);
@@ -87,6 +88,7 @@ export function normalizeP14(raw: Inputs, ctx: DialectContext): CanonicalStep {
     ctx.spelling('expected_status with a 2xx for denied (ychlukjm)', 'acceptable_statuses', 'the statuses the DAG accepts as the denial');
   }
   if (t === 'sgdoserd') sgdoserd(i, ctx);
+  if (t === 'gavmyneb') gavmyneb(i, ctx);
   if (t === 'iyjruvfz') iyjruvfz(i, ctx);
   if (t === 'ididetxj' && typeof i.action === 'string' && !HTTP_ACTION.test(i.action)) {
     // ididetxj: the P04 before it made the request; `action` names the case ("documents.archive", "rbac")
@@ -95,6 +97,33 @@ export function normalizeP14(raw: Inputs, ctx: DialectContext): CanonicalStep {
     ctx.spelling('action: "<label>" (ididetxj)', 'from_last_response: true', 'judge the answer of the request the chain just made');
   }
   return { type: 'P14', inputs: i };
+}
+
+/**
+ * gavmyneb's P14: `operation` + `path` spell the action; expect_status is expected_status; the
+ * default result is allowed. Denied = acceptable_statuses or 401/403/404 (expected_status not
+ * read); allowed = acceptable_statuses, else expected_status, else 200/201/202/204. `token: null`
+ * sends no credentials; a token string was not read (the role's own token was sent).
+ */
+function gavmyneb(i: Inputs, ctx: DialectContext): void {
+  if ('operation' in i) {
+    i.method = take(i, 'operation');
+    ctx.spelling('operation + path', 'method + path', 'the request');
+  }
+  rename(i, 'expect_status', 'expected_status', ctx, 'the status the answer must have');
+  if (!('expected_result' in i)) i.expected_result = 'allowed';
+  if ('token' in i) {
+    const tok = take(i, 'token');
+    if (tok === null) i.role = 'anonymous';
+    else i._token_unread_by_evaluator = tok;
+    ctx.spelling('token (gavmyneb)', 'role anonymous (null) / notes', 'null: no credentials; a token string was not read (the role\'s own token is sent)');
+  }
+  const st = take(i, 'expected_status');
+  if (i.expected_result === 'denied') {
+    if (!('acceptable_statuses' in i)) i.denied_codes = [401, 403, 404];
+    if (st !== undefined) i._expected_status_unread = st;
+  } else if (!('acceptable_statuses' in i)) i.acceptable_statuses = st !== undefined ? asList(st) : [200, 201, 202, 204];
+  else if (st !== undefined) i._expected_status_unread = st;
 }
 
 /**

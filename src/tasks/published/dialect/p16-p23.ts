@@ -39,6 +39,21 @@ export function normalizeP23(raw: Inputs, ctx: DialectContext): Inputs {
     ctx.spelling('upload_path + form_fields + files[]', 'upload {path, extra_fields, field_name, file_name, content_type, file_content_b64}', 'the multipart upload, written flat');
   }
   const up = isObject(i.upload) ? i.upload : undefined;
+  if (up && ctx.task === 'gavmyneb') {
+    // gavmyneb: the bearer token of the upload (its evaluator sent the current role's); the file defaults to "test"
+    if ('token' in up) {
+      const tok = up.token;
+      delete up.token;
+      up.headers = { Authorization: `Bearer ${String(tok)}`, ...(isObject(up.headers) ? up.headers : {}) };
+      ctx.spelling('upload.token (gavmyneb)', 'upload.headers.Authorization', 'the bearer token the upload carries');
+    }
+    if (up.flow === 'canvas') {
+      ctx.spelling('upload.flow: canvas (gavmyneb)', 'upload.flow: canvas', 'the three-step Canvas file API');
+      if (up.field_name !== undefined) i._canvas_field_name_unused = up.field_name;
+      delete up.field_name;
+      if (up.file_content === undefined && up.file_content_b64 === undefined) up.file_content = 'test';
+    }
+  }
   if (up && typeof up.file_content === 'string' && up.file_content.startsWith('base64:')) {
     up.file_content_b64 = up.file_content.slice('base64:'.length);
     delete up.file_content;

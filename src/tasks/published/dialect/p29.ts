@@ -22,6 +22,7 @@ const CAPTURE_EACH_XAYQUJRV = ['id', 'uuid', 'api_key'];
 export function normalizeP29(raw: Inputs, ctx: DialectContext): Inputs {
   const i = prepare(raw, ctx);
   const t = ctx.task;
+  if ('workflow' in i && !('steps' in i)) return describedOnly(raw, ctx);
   const out: Inputs = {};
   onlyKeys(i, ['entity_setup', 'steps', 'final_verify'], ctx, 'inputs', out);
   const captured = new Set<string>();
@@ -37,7 +38,8 @@ export function normalizeP29(raw: Inputs, ctx: DialectContext): Inputs {
     const setup = request(es, ctx, 'entity_setup');
     if (setup) {
       const capture: Inputs = {};
-      if (t === 'cqfnbfay' || t === 'ubsmhopy') {
+      if (t === 'gavmyneb') capture.id = ['$.id', '$.data.id'];
+      else if (t === 'cqfnbfay' || t === 'ubsmhopy') {
         capture.id = ['$.id', '$[0].submission_id', '$[0].id'];
         for (const m of later.matchAll(/\{\{\s*submitter_ids\.(\d+)\s*\}\}/g)) capture[`submitter_ids_${m[1]}`] = `$[${m[1]}].id`;
         if (t === 'ubsmhopy' && used('accessId')) capture.accessId = '$.accessId';
@@ -80,9 +82,9 @@ function step(s: unknown, n: number, ctx: DialectContext, captured: Set<string>,
   const known = ['name', 'method', 'path', 'body', 'headers', 'token', 'expect_status', 'expect_status_in', 'expect_state', 'expect_state_path', '_assert_equal_to', '_assert_diff_from'];
   const o: Inputs = { name };
   onlyKeys(s, known, ctx, at);
-  const req = request({ method: s.method, path: s.path, body: s.body, headers: s.headers, token: s.token }, ctx, `steps[${n}]`, t === 'cqfnbfay' || t === 'ubsmhopy' ? 'PUT' : 'GET');
+  const req = request({ method: s.method, path: s.path, body: s.body, headers: s.headers, token: s.token }, ctx, `steps[${n}]`, t === 'cqfnbfay' || t === 'ubsmhopy' ? 'PUT' : t === 'gavmyneb' ? 'POST' : 'GET');
   if (req) for (const [k, v] of Object.entries(req)) if (v !== undefined) o[k] = v;
-  const st = s.expect_status_in ?? s.expect_status ?? (t === 'cqfnbfay' || t === 'ubsmhopy' ? 200 : undefined);
+  const st = s.expect_status_in ?? s.expect_status ?? (t === 'cqfnbfay' || t === 'ubsmhopy' || t === 'gavmyneb' ? 200 : undefined);
   if (st !== undefined) o.expect_status = Array.isArray(st) ? st : [st];
   const expect: Inputs[] = [];
   const es = s.expect_state;
@@ -105,6 +107,16 @@ function step(s: unknown, n: number, ctx: DialectContext, captured: Set<string>,
   const out = tokens(o, captured);
   for (const k of Object.keys((o.capture as Inputs) ?? {})) captured.add(k);
   return out as Inputs;
+}
+
+/**
+ * gavmyneb's BIZ_CONTENT_MIGRATION_AGGREGATE: `workflow: {trigger: "POST /…/:course_id/…", poll: …}`,
+ * `expected_states`, `terminal` describe a workflow without the values to run it (`:course_id`,
+ * `:id`); its evaluator read none of these keys and passed the step. It runs as a stub and fails.
+ */
+function describedOnly(raw: Inputs, ctx: DialectContext): Inputs {
+  ctx.spelling('P29 workflow/expected_states/terminal (gavmyneb)', 'PUBLISHED_STUB', 'a described workflow with unfilled :params, not runnable');
+  return { __stub: true, published_type: 'P29', reason: 'gavmyneb\'s P29 only describes a workflow (templates with :course_id / :id and the states it should pass); nothing says which course to run it on, and its evaluator read none of these keys', _published_inputs: raw };
 }
 
 function finalVerify(f: unknown, ctx: DialectContext, out: Inputs): unknown {
@@ -138,5 +150,10 @@ function tokens(v: unknown, captured: Set<string>): unknown {
 
 export const P29_DIALECT: StepDialect = {
   types: ['P29', 'MULTI_STEP_WORKFLOW'],
-  normalize: (_type, inputs, ctx) => ({ type: 'P29', inputs: normalizeP29(inputs, ctx) }),
+  normalize: (_type, inputs, ctx) => {
+    const out = normalizeP29(inputs, ctx);
+    if (!out.__stub) return { type: 'P29', inputs: out };
+    delete out.__stub;
+    return { type: 'PUBLISHED_STUB', inputs: out };
+  },
 };
