@@ -16,6 +16,7 @@ const mails: { ID: string; To: { Mailbox: string; Domain: string }[]; Content: {
 const history: { path: string; headers: Record<string, string>; body: string }[] = [];
 let hookUrl = '';
 let jobsDone = 0;
+let stored = '';
 let nextId = 1;
 const subs = new Map<number, { id: number; status: string }>();
 let app: http.Server;
@@ -81,6 +82,19 @@ before(async () => {
         return send(res, 200, s);
       }
       if (p === '/flags') return send(res, 200, { flags: [{ name: 'a', on: true }] });
+      // the Canvas file API: metadata → upload_url + params → multipart → Location → the file
+      if (p === '/courses/1/files' && req.method === 'POST') {
+        const form = new URLSearchParams(Buffer.concat(chunks).toString('utf8'));
+        return send(res, 200, { upload_url: `${baseUrl}/store`, upload_params: { key: `k-${form.get('name')}-${form.get('size')}` } });
+      }
+      if (p === '/store' && req.method === 'POST') {
+        const text = Buffer.concat(chunks).toString('utf8');
+        stored = /name="key"\r\n\r\n([^\r]*)/.exec(text)?.[1] ?? '';
+        stored += /filename="([^"]*)"[\s\S]*?\r\n\r\n([^\r]*)/.exec(text)?.slice(1).join(':') ?? '';
+        res.writeHead(201, { Location: `${baseUrl}/files/9` });
+        return res.end();
+      }
+      if (p === '/files/9') return stored ? send(res, 200, { id: 9, stored }) : send(res, 404, {});
       send(res, 404, { error: 'no route' });
     });
   });
@@ -112,6 +126,9 @@ describe('P24 queue_job_check', () => {
     assert.equal(r.passed, true, r.message);
     const late = await runPrimitive(P('P24'), { trigger: { method: 'POST', path: '/jobs', body: {} }, verify: { sql: 'SELECT 1', expect_row: { cnt: 99 } }, wait_seconds: 0.3 }, makeCtx(env(sql)));
     assert.match(late.message, /after 0.3s: cnt is "\d", expected 99/);
+    const done = async () => ({ rows: [{ cnt: '1' }], columns: ['cnt'] });
+    const untriggered = await runPrimitive(P('P24'), { verify: { sql: 'SELECT 1', expect_row: { cnt: 1 } }, wait_seconds: 0 }, makeCtx(env(done)));
+    assert.equal(untriggered.passed, true, untriggered.message);
     const noRoute = await runPrimitive(P('P24'), { trigger: { method: 'POST', path: '/nope' }, verify: { sql: 'SELECT 1', min_rows: 1 } }, makeCtx(env(sql)));
     assert.match(noRoute.message, /trigger POST \/nope → 404, expected < 400/);
   });
@@ -128,6 +145,17 @@ describe('P26 search_query', () => {
     assert.match(r.message, /2 result\(s\), at most 1 expected/);
     r = await runPrimitive(P('P26'), { path: '/missing', min_count: 0 }, ctx);
     assert.match(r.message, /→ 404, expected 200/);
+  });
+});
+
+describe('P23 canvas flow', () => {
+  test('metadata, the file to the returned upload_url with its params, then the confirmed file id', async () => {
+    const r = await runPrimitive(P('P23'), { upload: { path: '/courses/1/files', file_name: 'bench.txt', flow: 'canvas', file_content: 'test' } }, makeCtx(env()));
+    assert.equal(r.passed, true, r.message);
+    assert.equal(stored, 'k-bench.txt-4bench.txt:test');
+    stored = '';
+    const bad = await runPrimitive(P('P23'), { upload: { path: '/flags', file_name: 'x.txt', flow: 'canvas' } }, makeCtx(env()));
+    assert.match(bad.message, /no upload_url in/);
   });
 });
 
@@ -163,6 +191,8 @@ describe('P27 receiver criteria', () => {
     assert.equal(r.passed, true, r.message);
     const two = await runPrimitive(P('P27'), { trigger_path: '/fire', receiver_history: { url: 'http://localhost:9011/history', criteria: { min_deliveries: 2 } }, wait_seconds: 0.5 }, ctx);
     assert.match(two.message, /1 matching delivery in http:\/\/localhost:9011\/history within 0.5s \(need 2/);
+    const capped = await runPrimitive(P('P27'), { trigger_path: '/fire', receiver_history: { url: 'http://localhost:9011/history', criteria: { max_deliveries: 0, min_deliveries: 0 } }, wait_seconds: 0.3 }, ctx);
+    assert.match(capped.message, /1 matching deliveries, at most 0 expected/);
   });
 });
 
