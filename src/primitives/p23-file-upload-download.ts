@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { show } from './compare';
 import { PathSchema } from './p04-http-request';
 import { canvasUpload } from './p23-canvas-flow';
+import { multipartBody } from './http-body';
 import { queryJsonPath } from './jsonpath';
 import { LAST_VARS_LOCAL, requestFailure, sessionRequest } from './auth/request';
 import { definePrimitive } from './types';
@@ -121,13 +122,9 @@ export function fileBytes(u: Pick<z.infer<typeof UploadSchema>, 'file_content' |
   return noise(n);
 }
 
+/** A multipart body with one file (see http-body.ts). */
 export function multipart(fields: Record<string, string>, file: { field: string; name: string; type: string; bytes: Buffer }): { body: Buffer; contentType: string } {
-  const boundary = `----saasbench${noise(12, Date.now() >>> 0).toString('hex')}`;
-  const parts: Buffer[] = [];
-  const esc = (s: string) => s.replace(/"/g, '%22').replace(/[\r\n]/g, ' ');
-  for (const [k, v] of Object.entries(fields)) parts.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${esc(k)}"\r\n\r\n${v}\r\n`, 'utf8'));
-  parts.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${esc(file.field)}"; filename="${esc(file.name)}"\r\nContent-Type: ${file.type}\r\n\r\n`, 'utf8'), file.bytes, Buffer.from(`\r\n--${boundary}--\r\n`, 'utf8'));
-  return { body: Buffer.concat(parts), contentType: `multipart/form-data; boundary=${boundary}` };
+  return multipartBody(fields, [file]);
 }
 
 /**
