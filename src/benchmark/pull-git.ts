@@ -156,6 +156,8 @@ export class GitSource {
       const data = out.subarray(nl + 1, nl + 1 + size);
       pos = nl + 1 + size + 1;
       const rel = target(f.path);
+      // trees are not fsck'd on fetch: a crafted entry must not write outside the task folder
+      if (rel.split('/').some((seg) => seg === '' || seg === '.' || seg === '..' || seg === '.git')) throw new PullError(f.path, 'refusing a path that leaves the task folder');
       const file = join(outDir, rel);
       mkdirSync(dirname(file), { recursive: true });
       writeFileSync(file, data);

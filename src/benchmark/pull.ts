@@ -58,7 +58,7 @@ function checkOptions(o: PullOptions): string[] | undefined {
   if (!/^[0-9a-f]{40}$/.test(o.commit)) throw new PullError('--commit', `"${o.commit}" is not a full 40-character commit sha (the pull is pinned)`);
   if (!/^[\w.-]+\/[\w.-]+$/.test(o.dataset)) throw new PullError('--dataset', `"${o.dataset}" is not a Hugging Face repo id (owner/name)`);
   if (!o.revision.trim()) throw new PullError('--revision', 'empty');
-  if (!o.repo.trim()) throw new PullError('--repo', 'empty');
+  if (!o.repo.trim() || o.repo.startsWith('-')) throw new PullError('--repo', o.repo.trim() ? `"${redactUrl(o.repo)}" is not a repository URL` : 'empty');
   if (!o.tasks) return undefined;
   const names = o.tasks.map((t) => t.trim()).filter(Boolean);
   if (!names.length) throw new PullError('--tasks', 'no task id given');
