@@ -19,6 +19,7 @@ import { join } from 'node:path';
 import { stopCommand, sweepCommand } from './sweep';
 import { watchCommand } from './watch';
 import { reportCommand } from './report';
+import { registerBenchmarkCommands } from './benchmark';
 
 const program = new Command('saasbench')
   .description('Evaluate coding agents on long SaaS engineering tasks, as durable Temporal workflows')
@@ -139,6 +140,8 @@ tasks
   .option('--id <id>', 'task id (default: the published one)')
   .option('--force', 'write into a non-empty output folder')
   .action((dir: string, o: { out: string; roles?: string; dag?: string; id?: string; force?: boolean }) => exitWith(importTaskCommand(dir, { out: o.out, rolesFile: o.roles, dag: o.dag, id: o.id, force: o.force })));
+
+registerBenchmarkCommands(program, exitWith);
 
 program
   .command('images')
