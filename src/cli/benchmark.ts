@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { defaultBenchmarkDir, pullBenchmark, PULL_DEFAULTS } from '../benchmark/pull';
 import { PullError } from '../benchmark/pull-error';
+import { benchmarkStatsCommand } from './benchmark-stats';
 
 /**
  * The `saasbench benchmark …` command group: the published SaaSBench benchmark as data. Each
@@ -19,6 +20,13 @@ export function registerBenchmarkCommands(program: Command, exitWith: (p: Promis
     .option('--revision <rev>', 'dataset branch, tag or commit (recorded as the commit it resolves to)', PULL_DEFAULTS.revision)
     .action((o: PullFlags) => {
       exitWith(benchmarkPullCommand(o));
+    });
+  group
+    .command('stats <dir>')
+    .description("count a benchmark folder as the paper's table does: per task and in total nodes, maxScore, llm-judge nodes, backbone shares, unreachable maxScore — beside the paper's figures")
+    .option('--json', 'print the numbers as JSON')
+    .action((dir: string, o: { json?: boolean }) => {
+      exitWith(Promise.resolve(benchmarkStatsCommand(dir, o)));
     });
   return group;
 }
