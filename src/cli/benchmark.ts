@@ -2,6 +2,9 @@ import type { Command } from 'commander';
 import { defaultBenchmarkDir, pullBenchmark, PULL_DEFAULTS } from '../benchmark/pull';
 import { PullError } from '../benchmark/pull-error';
 import { benchmarkStatsCommand } from './benchmark-stats';
+import { dialectRows, renderSpellingsMarkdown, writeSpellingsInto } from '../benchmark/dialects';
+import { join } from 'node:path';
+import { repoRoot } from '../temporal/tools';
 
 /**
  * The `saasbench benchmark …` command group: the published SaaSBench benchmark as data. Each
@@ -27,6 +30,16 @@ export function registerBenchmarkCommands(program: Command, exitWith: (p: Promis
     .option('--json', 'print the numbers as JSON')
     .action((dir: string, o: { json?: boolean }) => {
       exitWith(Promise.resolve(benchmarkStatsCommand(dir, o)));
+    });
+  group
+    .command('dialects <dirs...>')
+    .description('the published spellings the loader maps onto canonical inputs, with the tasks that use each (the table of docs/compatibility.md)')
+    .option('--write-docs', 'rewrite the generated table in docs/compatibility.md')
+    .action((dirs: string[], o: { writeDocs?: boolean }) => {
+      const rows = dialectRows(dirs);
+      if (o.writeDocs) writeSpellingsInto(join(repoRoot(), 'docs', 'compatibility.md'), rows);
+      else process.stdout.write(renderSpellingsMarkdown(rows));
+      exitWith(Promise.resolve(0));
     });
   return group;
 }
