@@ -1,4 +1,4 @@
-import { floorTenth } from '../scoring/node-score';
+import { weightedScore } from '../scoring/node-score';
 import type { Dag } from './dag-schema';
 import { unresolvedPlaceholders } from './placeholders';
 import { topoOrder } from './topo';
@@ -49,7 +49,7 @@ export function unreachableOf(dag: Dag, rawNodes: readonly unknown[], o: { varia
     const k = n.chain.length;
     let nodeLost = 0;
     if (n.scoring.method === 'binary') nodeLost = M;
-    else if (n.scoring.method === 'weighted') nodeLost = bad.size >= k ? M : M - floorTenth(((k - bad.size) / k) * M);
+    else if (n.scoring.method === 'weighted') nodeLost = bad.size >= k ? M : M - weightedScore(k - bad.size, k, M);
     else if ([...bad].some((i) => ['P17', 'LLM_JUDGE'].includes(n.chain[i].type.toUpperCase()))) nodeLost = M;
     if (nodeLost === M) never.add(id);
     lost += nodeLost;
