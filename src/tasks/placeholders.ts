@@ -33,7 +33,7 @@ function* placeholders(v: unknown, path: (string | number)[] = []): Generator<{ 
   }
 }
 
-function produced(type: string, inputs: Record<string, unknown>): { exported: string[]; local: string[] } {
+export function produced(type: string, inputs: Record<string, unknown>): { exported: string[]; local: string[] } {
   const p = findPrimitive(type);
   try {
     return p?.produces?.(inputs) ?? { exported: [], local: [] };
