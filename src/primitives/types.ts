@@ -134,6 +134,11 @@ export interface ChainState {
   vars: Record<string, Json>;
   exports: Record<string, Json>;
   last?: LastResponse;
+  /**
+   * Every response recorded in this chain, oldest first: each step's last response (HTTP, SQL), as
+   * run-chain.ts sees `last` change. P17 `chain_responses` / `sql_result` evidence reads it.
+   */
+  responses?: LastResponse[];
   /** role sessions of this chain (P13 sets the role; HTTP primitives send its credentials) */
   auth?: ChainAuth;
 }
@@ -142,6 +147,8 @@ export interface PrimitiveContext {
   env: PrimitiveEnv;
   state: ChainState;
   nodeId: string;
+  /** ids of the node's prerequisites (P17 `prereq_responses` reads what their chains recorded) */
+  prereqs?: readonly string[];
   /** set a variable for the rest of the chain and export it to dependent nodes */
   setVar(name: string, value: Json): void;
 }
