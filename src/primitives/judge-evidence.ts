@@ -4,6 +4,7 @@ import { sessionRequest } from './auth/request';
 import { RENDER_DOM, RenderDomSchema } from './browser-render-dom';
 import { SCREENSHOT, ScreenshotSchema } from './browser-screenshot';
 import { HttpTransportError } from './http';
+import { queryJsonPath } from './jsonpath';
 import { CODE, isSkipped, sampleFiles, splitEntries, type SampleOptions } from './judge-sampling';
 import { bodyText, readPrereqResponses, toLogged, type LoggedResponse } from './response-log';
 import type { PrimitiveContext } from './types';
@@ -13,6 +14,7 @@ export const EVIDENCE = {
   codebase: 'codebase',
   code_files: 'codebase',
   last_response: 'last_response',
+  response_headers: 'response_headers',
   last_body: 'last_response',
   http_response_body: 'last_response',
   http_response_html: 'last_response',
@@ -38,6 +40,7 @@ export interface EvidenceInput extends SampleOptions {
   pages?: string[];
   http_get?: string[];
   path_filters?: string[];
+  response_paths?: string[];
   listing_root?: string;
   listing_depth?: number;
 }
@@ -87,7 +90,16 @@ function section(kind: EvidenceKind, input: EvidenceInput, rubric: string, ctx: 
     case 'last_response': {
       const last = ctx.state.last;
       if (!last) return { missing: 'no response earlier in this chain' };
+      if (input.response_paths) {
+        const values = input.response_paths.map((p) => `${p}: ${JSON.stringify(queryJsonPath(last.body, p)).slice(0, 10_000)}`);
+        return { text: `${last.method} ${last.path} → ${last.status}; values at ${input.response_paths.join(', ')} (every match, as a list):\n${values.join('\n')}` };
+      }
       return { text: `${last.method} ${last.path} → ${last.status}\n\n${bodyText(last.body).slice(0, 30_000)}` };
+    }
+    case 'response_headers': {
+      const last = ctx.state.last;
+      if (!last || last.method === 'SQL') return { missing: 'no HTTP response earlier in this chain' };
+      return { text: `${last.method} ${last.path} → ${last.status}\nResponse headers (cookie values redacted):\n${Object.entries(last.headers).map(([k, v]) => `${k}: ${k.toLowerCase() === 'set-cookie' ? redactCookies(v) : v}`).join('\n')}` };
     }
     case 'chain_responses': {
       const all = ctx.state.responses ?? (ctx.state.last ? [ctx.state.last] : []);
@@ -120,6 +132,12 @@ function section(kind: EvidenceKind, input: EvidenceInput, rubric: string, ctx: 
     case 'rendered_dom':
       return domEvidence(input.pages ?? [], ctx);
   }
+}
+
+/** Set-Cookie lines keep their names and attributes (Secure, HttpOnly, SameSite…) but never their values: those are session secrets. */
+export function redactCookies(v: string | string[]): string {
+  const lines = Array.isArray(v) ? v : v.split(/,(?=\s*[^;,=\s]+=)/);
+  return lines.map((c) => c.trim().replace(/^([^=;]+)=[^;]*/, '$1=<redacted>')).join(' | ');
 }
 
 function responsesText(head: string, rs: LoggedResponse[]): string {

@@ -56,6 +56,8 @@ export const P17Schema = z
     http_get: Paths.max(8).optional(),
     /** prereq_responses: keep responses whose path contains one of these */
     path_filters: Paths.optional(),
+    /** last_response: show only the values at these JSONPaths of its body */
+    response_paths: Paths.optional(),
     /** directory_listing: the directory listed (default the workspace; relative paths are under it) and how many levels deep */
     listing_root: z.string().min(1).optional(),
     listing_depth: z.number().int().positive().max(20).optional(),
@@ -85,6 +87,7 @@ export const P17Schema = z
     need('pages', ['screenshot', 'rendered_dom']);
     need('path_filters', 'prereq_responses');
     need('listing_root', 'directory_listing');
+    need('response_paths', 'last_response');
     need('listing_depth', 'directory_listing');
     if (kinds.includes('http_get') !== (v.http_get !== undefined)) ctx.addIssue({ code: 'custom', path: ['http_get'], message: 'http_get evidence needs the http_get paths, and http_get paths need http_get evidence' });
   });

@@ -72,6 +72,13 @@ describe('P17 dialect: evidence by task and chain', () => {
     expectCanonical('logs_p21', { evidence_type: 'log_tail' }, ['evidence_type: container_logs → evidence_type: log_tail']);
     expectCanonical('page_html', { evidence_type: 'rendered_dom' }, ['evidence_type: page_html → evidence_type: rendered_dom']);
   });
+  test('http_response_headers → the last response\'s headers, with the files beside them; files beside a DOM', () => {
+    expectCanonical('headers', { evidence_type: ['response_headers', 'codebase'], files_to_sample: ['config/application.rb'] }, ['evidence_type: http_response_headers → evidence_type: response_headers', 'files_to_sample (beside a page or headers) → files_to_sample + evidence codebase']);
+    expectCanonical('dom_with_files', { evidence_type: ['rendered_dom', 'codebase'] }, ['files_to_sample (beside a page or headers) → files_to_sample + evidence codebase']);
+  });
+  test('evidence_paths: JSONPaths read the last response, other entries are more files', () => {
+    expectCanonical('evidence_paths', { evidence_type: ['codebase', 'last_response'], response_paths: ['$.entry.message'], files_to_sample: ['lib/sanitize.rb', 'src/**/*.rb'] }, ['evidence_paths: $.… → response_paths + evidence last_response', 'evidence_paths: files → files_to_sample']);
+  });
   test('directory_listing with base_dir / depth', () => {
     expectCanonical('listing', { evidence_type: 'directory_listing', listing_root: '/app', listing_depth: 2 }, ['base_dir → listing_root', 'depth → listing_depth']);
   });

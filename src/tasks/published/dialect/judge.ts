@@ -57,6 +57,8 @@ function mapEvidence(value: string, ctx: DialectContext): Mapped | null {
       return requested
         ? { kinds: ['chain_responses'], meaning: 'every response recorded in the chain, in order' }
         : { kinds: ['prereq_responses'], meaning: 'the responses the node\'s prerequisites recorded (the published judge read a run-wide response list)' };
+    case 'http_response_headers':
+      return { kinds: ['response_headers'], meaning: 'the headers of the chain\'s last response (cookie values redacted)' };
     case 'db_query_result':
       return { kinds: ['sql_result'], meaning: 'the chain\'s last SQL result' };
     case 'logs':
@@ -120,6 +122,26 @@ export const judgeDialect: StepDialect = {
     if ('fallback_files' in inputs && visual && !has('codebase')) {
       all.push('codebase');
       rename(inputs, 'fallback_files', 'files_to_sample', ctx, 'source files shown beside the page (qmjfeopc\'s judge also showed them instead of a page it found unusable; here the page is judged as rendered)', 'inputs', 'fallback_files (beside a page)', 'files_to_sample + evidence codebase');
+    }
+    if (Array.isArray(inputs.files_to_sample) && inputs.files_to_sample.length && !has('codebase') && (visual || has('response_headers'))) {
+      all.push('codebase');
+      ctx.spelling('files_to_sample (beside a page or headers)', 'files_to_sample + evidence codebase', 'source files shown beside the page or headers (gavmyneb\'s judge read them beside headers, and instead of a DOM under 200 characters)');
+    }
+    if (Array.isArray(inputs.evidence_paths)) {
+      const paths = inputs.evidence_paths.filter((p): p is string => typeof p === 'string');
+      delete inputs.evidence_paths;
+      const json = paths.filter((p) => p.startsWith('$'));
+      const files = paths.filter((p) => !p.startsWith('$'));
+      if (json.length) {
+        inputs.response_paths = json;
+        if (!all.includes('last_response')) all.push('last_response');
+        ctx.spelling('evidence_paths: $.…', 'response_paths + evidence last_response', 'values of the chain\'s last response at these JSONPaths, shown beside the other evidence');
+      }
+      if (files.length) {
+        inputs.files_to_sample = [...(Array.isArray(inputs.files_to_sample) ? inputs.files_to_sample : []), ...files];
+        if (!has('codebase')) all.push('codebase');
+        ctx.spelling('evidence_paths: files', 'files_to_sample', 'more workspace files or globs to sample');
+      }
     }
     for (const k of ['url', 'urls_to_sample'] as const) {
       if (!(k in inputs)) continue;
