@@ -104,6 +104,10 @@ export function rolesPort(decl: RolesDecl, deps: RolesDeps): RolesPort {
     const merged = LoginSchema.safeParse({ ...(r.login ?? {}), ...(override ?? {}) });
     if (!merged.success) throw new RoleError(`role "${role}": the login is incomplete: ${merged.error.issues.map((i) => `${i.path.join('.') || '(login)'}: ${i.message}`).join('; ')}`);
     const l = tpl(merged.data, local, `role ${role}: login`);
+    if (l.basic) {
+      if (typeof local.username !== 'string' || typeof local.password !== 'string') throw new RoleError(`role "${role}": a login with basic: true needs a username and a password`);
+      l.headers = { ...l.headers, Authorization: `Basic ${Buffer.from(`${local.username}:${local.password}`, 'utf8').toString('base64')}` };
+    }
     const res = await performLogin(role, l, deps.baseUrl);
     const headers = l.token ? tpl(send ?? r.send?.headers ?? { Authorization: 'Bearer {{token}}' }, { ...local, ...res.captured, token: res.token! }, `role ${role}: send.headers`) : {};
     const cookieNames = res.cookies.map((c) => c.name);

@@ -73,6 +73,8 @@ const loginFields = {
   token: LoginTokenSource,
   /** further values of the login response, usable in `send` by name (e.g. devise's `client`, `uid`) */
   capture: CaptureMap,
+  /** send {{username}}:{{password}} as HTTP Basic on the login request (token endpoints such as GET /api/user/token/) */
+  basic: z.boolean(),
   timeout_seconds: z.number().positive().max(120),
 };
 
@@ -87,6 +89,7 @@ export const LoginSchema = z
     expect_status: loginFields.expect_status.optional(),
     token: loginFields.token.optional(),
     capture: loginFields.capture.default({}),
+    basic: loginFields.basic.default(false),
     timeout_seconds: loginFields.timeout_seconds.default(15),
   })
   .strict();

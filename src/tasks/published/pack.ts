@@ -78,7 +78,8 @@ export function loadPackEntry(publishedId: string, issues: InputIssue[], dir = p
   if (!existsSync(file)) return { entry: null, file };
   let raw: unknown;
   try {
-    raw = YAML.parse(readFileSync(file, 'utf8'));
+    // merge keys (<<: *anchor) let roles that log in alike share one declaration
+    raw = YAML.parse(readFileSync(file, 'utf8'), { merge: true });
   } catch (e) {
     issues.push({ file, path: '', message: `not valid YAML: ${(e as Error).message.split('\n')[0]}` });
     return { entry: null, file };

@@ -15,6 +15,7 @@ import { copy, isObject, rename, type Inputs } from './util';
 /** published method → canonical method (values already canonical are not listed). */
 const METHODS: Record<string, { to: string; meaning: string }> = {
   api_login: { to: 'login', meaning: 'an HTTP login returning a token' },
+  api_key_var: { to: 'api_key', meaning: 'the role\'s API key (the published evaluator provisioned one and kept it in <ROLE>_API_KEY)' },
   basic_auth: { to: 'basic', meaning: 'HTTP Basic with the role\'s username and password' },
   bearer_jwt: { to: 'login', meaning: 'an HTTP login returning a JWT sent as Bearer' },
   credentials: { to: 'login', meaning: 'an HTTP login with the user\'s credentials' },
@@ -40,14 +41,17 @@ const TASK_METHODS: Record<string, Record<string, { to: string; meaning: string 
 
 /** Tasks whose evaluator never read the inline credentials (the role's configured account logged in). */
 const IGNORED_INLINE_CREDENTIALS: Record<string, string> = {
+  iyjruvfz: 'iyjruvfz\'s evaluator logged in with the role\'s configured account and read the step\'s email/password only for a login that must fail',
   rjhcjrst: 'rjhcjrst\'s evaluator took every role\'s account from its RBAC_USERS table and never read the step\'s username/password (three admin nodes pair admin\'s email with the RBAC password)',
 };
 
 /** Tasks whose evaluator left the token in `<role>_token` (read later as {{<role>_token}}). */
-const TOKEN_VARS: Record<string, (role: string) => string[]> = {
+const TOKEN_VARS: Record<string, (role: string, method: unknown) => string[] | undefined> = {
   rjhcjrst: (role) => (role === 'admin' ? ['admin_token', 'admin_pat'] : [`${role}_token`]),
   sgdoserd: (role) => [`${role}_token`],
   ubsmhopy: (role) => [`${role}_token`],
+  // iyjruvfz kept a provisioned API key in <ROLE>_API_KEY (read as ${ADMIN_API_KEY} …)
+  iyjruvfz: (role, method) => (method === 'api_key' ? [`${role.toUpperCase()}_API_KEY`] : undefined),
 };
 
 /** An identifier-like `{{x_username}}` / `{{x_email}}` names the role x. */
@@ -83,7 +87,7 @@ function mapCredentials(inputs: Inputs, ctx: DialectContext): void {
   }
   if (!Object.keys(creds).length) return;
   const ignored = IGNORED_INLINE_CREDENTIALS[ctx.task];
-  if (ignored) {
+  if (ignored && !(ctx.task === 'iyjruvfz' && inputs.expect === 'refused')) {
     inputs._inline_credentials = creds;
     ctx.spelling('username/password (rjhcjrst)', 'notes', ignored);
     return;
@@ -135,10 +139,57 @@ function mapLogin(inputs: Inputs, ctx: DialectContext): void {
   if (Object.keys(login).length) inputs.login = login;
 }
 
+/** Shell-style `${NAME}` / `${NAME:-default}` (the published harness's environment) → `{{NAME}}`, provided by the pack. */
+const SHELL_VAR = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-[^}]*)?\}/g;
+function shellVars(v: unknown, ctx: DialectContext): unknown {
+  if (typeof v === 'string' && SHELL_VAR.test(v)) {
+    ctx.spelling('${NAME} / ${NAME:-default}', '{{NAME}}', 'a value of the published harness\'s environment, provided by the benchmark pack');
+    return v.replace(SHELL_VAR, (_m, name: string) => `{{${name}}}`);
+  }
+  if (Array.isArray(v)) return v.map((x) => shellVars(x, ctx));
+  if (isObject(v)) return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, shellVars(x, ctx)]));
+  return v;
+}
+
+/** Tasks whose evaluator defaulted a missing role (no role and no {{<role>_username}}). */
+const DEFAULT_ROLE: Record<string, string> = { iyjruvfz: 'admin' };
+
+/** Inputs a task's evaluator did not read on P13 (they describe the account the pack declares). */
+const DESCRIPTIVE_KEYS: Record<string, Record<string, string>> = {
+  iyjruvfz: {
+    prefix: 'the API-key prefix (the published P13 read API_KEY_PREFIX from its environment; the role\'s declared key carries it)',
+    membership_role: 'the account\'s team membership role (declared with the account in the pack)',
+    user_permission_role: 'the account\'s global permission role (declared with the account in the pack)',
+    user_id: 'the account\'s id (not read by the published P13)',
+  },
+};
+
 export const P13_DIALECT: StepDialect = {
   types: ['P13', 'AUTH_LOGIN'],
   normalize(type: string, raw: Inputs, ctx: DialectContext): CanonicalStep {
-    const inputs = copy(raw);
+    const inputs = shellVars(copy(raw), ctx) as Inputs;
+    if ('expect_failure' in inputs) {
+      const v = inputs.expect_failure;
+      delete inputs.expect_failure;
+      if (typeof v !== 'boolean') ctx.issue('inputs.expect_failure', 'expect_failure is true or false');
+      else inputs.expect = v ? 'refused' : 'success';
+      ctx.spelling('expect_failure', 'expect: refused', 'the application must refuse this login');
+    }
+    for (const [k, meaning] of Object.entries(DESCRIPTIVE_KEYS[ctx.task] ?? {})) {
+      if (!(k in inputs)) continue;
+      inputs[`_${k}`] = inputs[k];
+      delete inputs[k];
+      ctx.spelling(`${k} (${ctx.task})`, 'notes', meaning);
+    }
+    for (const [from, expect] of [['expected_failure', 'refused'], ['expected_session', 'success']] as const) {
+      if (!(from in inputs)) continue;
+      const v = inputs[from];
+      delete inputs[from];
+      if (typeof v !== 'boolean') ctx.issue(`inputs.${from}`, `${from} is true or false`);
+      else inputs.expect = v === (expect === 'refused') ? 'refused' : 'success';
+      ctx.spelling(from, `expect: ${expect}`, expect === 'refused' ? 'the application must refuse this login' : 'the login must open a session');
+    }
+    if ('email' in inputs) rename(inputs, 'email', 'username', ctx, 'the account this login uses', 'inputs', 'email', 'credentials.username');
     if ('store_as' in inputs) {
       if ('role' in inputs && inputs.role !== inputs.store_as) ctx.issue('inputs.store_as', 'store_as and role disagree');
       rename(inputs, 'store_as', 'role', ctx, 'the role the login\'s session is stored under (later steps act as it)');
@@ -160,9 +211,13 @@ export const P13_DIALECT: StepDialect = {
       ctx.spelling('prefer_master: true', 'method: api_key', 'the organisation\'s master API key instead of the user\'s token');
     }
     mapCredentials(inputs, ctx);
+    if (isObject(inputs._inline_credentials) && inputs.expect === 'refused') {
+      inputs.credentials = inputs._inline_credentials;
+      delete inputs._inline_credentials;
+    }
     mapLogin(inputs, ctx);
     if (!('role' in inputs)) {
-      const role = roleFromPlaceholder(isObject(inputs.credentials) ? inputs.credentials.username : undefined);
+      const role = roleFromPlaceholder(isObject(inputs.credentials) ? inputs.credentials.username : undefined) ?? DEFAULT_ROLE[ctx.task];
       if (role) {
         inputs.role = role;
         ctx.spelling('(no role) {{<role>_username}}', 'role', 'a step without role logs in as the role its username placeholder names');
@@ -180,13 +235,6 @@ export const P13_DIALECT: StepDialect = {
       else if (v) inputs.role = `${String(inputs.role)}.session`;
       ctx.spelling('session_required: true', 'role: <role>.session', 'the role\'s web-session login (cookie + CSRF) instead of its API token, declared as its own role in the pack');
     }
-    if ('expect_failure' in inputs) {
-      const v = inputs.expect_failure;
-      delete inputs.expect_failure;
-      if (typeof v !== 'boolean') ctx.issue('inputs.expect_failure', 'expect_failure is true or false');
-      else inputs.expect = v ? 'refused' : 'success';
-      ctx.spelling('expect_failure', 'expect: refused', 'the application must refuse this login');
-    }
     if ('pre_setup' in inputs) {
       rename(inputs, 'pre_setup', 'pre_request', ctx, 'a request sent before the login (e.g. the first-admin setup)');
     }
@@ -199,10 +247,11 @@ export const P13_DIALECT: StepDialect = {
       else inputs.send_headers = { [user]: '{{user_id}}', [key]: '{{token}}' };
       ctx.spelling('header_key/header_user', 'send_headers', 'the header names carrying the API token and the user id (the login captures user_id)');
     }
-    const tokenVars = TOKEN_VARS[ctx.task];
-    if (tokenVars && typeof inputs.role === 'string' && !inputs.role.includes('.') && inputs.expect !== 'refused') {
-      inputs.token_as = tokenVars(inputs.role);
-      ctx.spelling('(token in <role>_token)', 'token_as', `${ctx.task}'s evaluator left the role's token in {{<role>_token}}`);
+    const tokenVars = Object.hasOwn(TOKEN_VARS, ctx.task) ? TOKEN_VARS[ctx.task] : undefined;
+    const vars = tokenVars !== undefined && typeof inputs.role === 'string' && !inputs.role.includes('.') && inputs.expect !== 'refused' ? tokenVars(inputs.role, inputs.method) : undefined;
+    if (vars) {
+      inputs.token_as = vars;
+      ctx.spelling('(token kept under a role-derived name)', 'token_as', `${ctx.task}'s evaluator left the role's token in a variable the DAG reads (${vars.join(', ')})`);
     }
     return { type, inputs };
   },
