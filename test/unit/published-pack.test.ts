@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
+import { RoleSchema } from '../../src/primitives/auth/roles-schema';
 import { loadPackEntry, packDir } from '../../src/tasks/published/pack';
 import { loadPublishedTask } from '../../src/tasks/published';
 import type { InputIssue } from '../../src/errors';
@@ -130,5 +131,20 @@ describe('a task without a pack entry', () => {
     writeFileSync(join(bad, 'tasks', 'mnmtxiwb.yaml'), readFileSync(join(bad, 'tasks', 'mnmtxiwb.yaml'), 'utf8').replace('path: /graphql', 'path: graphql'));
     const r2 = loadPublishedTask(join(publishedDir()!, 'task_mnmtxiwb'), { packDir: bad });
     assert.ok(r2.issues.some((i) => i.file.endsWith('mnmtxiwb.yaml') && i.path === 'roles.admin.login.path'), JSON.stringify(r2.issues));
+  });
+});
+
+describe('role declarations (roles-schema)', () => {
+  const issues = (r: unknown) => {
+    const p = RoleSchema.safeParse(r);
+    return p.success ? [] : p.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
+  };
+  test('strict: default must name a declared kind, regexes must compile, anonymous declares nothing, setup steps are commands or requests', () => {
+    assert.deepEqual(issues({ basic: {}, login: { path: '/l' }, default: 'basic' }), []);
+    assert.deepEqual(issues({ basic: {}, default: 'login' }), ['default: default "login" is not declared by this role']);
+    assert.ok(issues({ login: { path: '/l', token: { from: 'regex', pattern: '(' } } })[0].startsWith('login.token.pattern: not a valid regular expression'));
+    assert.deepEqual(issues({ anonymous: true, setup: [{ command: 'x' }] }), ['anonymous: an anonymous role declares no credentials']);
+    assert.equal(issues({ login: { path: '/l' }, setup: [{ command: 'x', request: { path: '/s' } }] }).length > 0, true);
+    assert.deepEqual(issues({ login: { path: '/l', capture: { 'not-an-id': { from: 'cookie', name: 'c' } } } }).length, 1);
   });
 });
