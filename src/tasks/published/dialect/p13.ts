@@ -37,6 +37,7 @@ const TASK_METHODS: Record<string, Record<string, { to: string; meaning: string 
   xayqujrv: { api_token: { to: 'login', meaning: 'xayqujrv\'s evaluator obtained a DRF token by logging in' } },
   ychlukjm: { api_token: { to: 'login', meaning: 'ychlukjm\'s evaluator obtained the token from POST /logIn' } },
   lzdugafl: { api_token: { to: 'login', meaning: 'lzdugafl\'s evaluator obtained the token from an HTTP token endpoint' } },
+  gavmyneb: { api_token: { to: 'login', meaning: 'gavmyneb: the role\'s login session (our reading; the published P13 code was not read)' } },
 };
 
 /** Tasks whose evaluator never read the inline credentials (the role's configured account logged in). */
@@ -152,10 +153,13 @@ function shellVars(v: unknown, ctx: DialectContext): unknown {
 }
 
 /** Tasks whose evaluator defaulted a missing role (no role and no {{<role>_username}}). */
-const DEFAULT_ROLE: Record<string, string> = { iyjruvfz: 'admin' };
+const DEFAULT_ROLE: Record<string, string> = { iyjruvfz: 'admin', gavmyneb: 'admin' };
 
 /** Inputs a task's evaluator did not read on P13 (they describe the account the pack declares). */
 const DESCRIPTIVE_KEYS: Record<string, Record<string, string>> = {
+  gavmyneb: {
+    course_id: 'the course the role acts in (not a credential; the published P13 code was not read)',
+  },
   iyjruvfz: {
     prefix: 'the API-key prefix (the published P13 read API_KEY_PREFIX from its environment; the role\'s declared key carries it)',
     membership_role: 'the account\'s team membership role (declared with the account in the pack)',
