@@ -1,5 +1,6 @@
 import type { InputIssue } from '../../../errors';
 import { normalizeNode, normalizeStepShell } from './node';
+import { P13_DIALECT } from './p13';
 import type { DialectContext, SpellingUse, StepDialect } from './types';
 import { isObject, takeNotes, type Inputs } from './util';
 
@@ -7,7 +8,7 @@ import { isObject, takeNotes, type Inputs } from './util';
  * Every published type's dialect. Adding one = one module + one line here. A type without a
  * dialect passes through unchanged and meets the canonical schema as it is.
  */
-const DIALECTS: StepDialect[] = [];
+const DIALECTS: StepDialect[] = [P13_DIALECT];
 
 const byType = new Map<string, StepDialect>();
 for (const d of DIALECTS) for (const t of d.types) byType.set(t.toUpperCase(), d);
