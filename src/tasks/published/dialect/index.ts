@@ -1,6 +1,7 @@
 import type { InputIssue } from '../../../errors';
 import { normalizeNode, normalizeStepShell } from './node';
 import { judgeDialect } from './judge';
+import { P13_DIALECT } from './p13';
 import type { DialectContext, SpellingUse, StepDialect } from './types';
 import { isObject, takeNotes, type Inputs } from './util';
 
@@ -9,6 +10,7 @@ import { isObject, takeNotes, type Inputs } from './util';
  * dialect passes through unchanged and meets the canonical schema as it is.
  */
 const DIALECTS: StepDialect[] = [
+  P13_DIALECT,
   judgeDialect,
 ];
 
