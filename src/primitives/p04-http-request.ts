@@ -69,6 +69,8 @@ export const P04Schema = z
     omit_headers: z.array(z.string().min(1)).default([]),
     /** send the role's login CSRF token in this header */
     attach_csrf: z.string().min(1).optional(),
+    /** also send the role's login token as this cookie */
+    token_cookie: z.string().regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, 'a cookie name').optional(),
     /** false: the published id capture does not read this response */
     id_capture: z.boolean().default(true),
     /** keep the body as bytes (recorded as base64) */
@@ -88,6 +90,7 @@ export const P04Schema = z
     if (v.poll && v.repeat > 1) ctx.addIssue({ code: 'custom', path: ['poll'], message: 'poll does not combine with repeat' });
     for (const [k, h] of Object.entries(v.headers)) {
       if (/[\r\n]/.test(String(h))) ctx.addIssue({ code: 'custom', path: ['headers', k], message: 'header value contains a line break' });
+      if (v.token_cookie && k.toLowerCase() === 'cookie') ctx.addIssue({ code: 'custom', path: ['token_cookie'], message: 'token_cookie with an explicit Cookie header' });
       if (v.omit_headers.some((o) => o.toLowerCase() === k.toLowerCase())) ctx.addIssue({ code: 'custom', path: ['omit_headers'], message: `"${k}" is both sent and omitted` });
     }
   });
@@ -164,6 +167,7 @@ export const P04 = definePrimitive({
         followRedirects: input.follow_redirects,
         binary: input.binary_response,
         idCapture: input.id_capture,
+        tokenCookie: input.token_cookie,
       });
     const attempts: { status: number; elapsedMs: number }[] = [];
     let res: SessionResponse | undefined;

@@ -4,6 +4,7 @@ import { deepEqual, show, toJson } from './compare';
 import { dottedGet } from './jsonpath';
 import { PathSchema, VarName } from './p04-http-request';
 import { queryJsonPath } from './jsonpath';
+import { CaptureMap, captureFrom, fillTokens, RequestSchema, sendRequest } from './workflow-http';
 import { LAST_VARS_LOCAL, requestFailure, sessionRequest } from './auth/request';
 
 import { definePrimitive, type PrimitiveContext } from './types';
@@ -26,8 +27,10 @@ export const P05Schema = z
     /** the key wrapping the entity in responses, e.g. "customer" for {"customer": {...}} */
     response_root: z.string().min(1).optional(),
     read_path: ReadPath.optional(),
-    /** JSONPath of the created id in the create response (default: id_field of the entity) */
-    id_path: z.string().min(1).optional(),
+    /** JSONPath of the created id in the create response, or paths tried in order (default: id_field of the entity) */
+    id_path: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]).optional(),
+    /** a request sent first (e.g. the parent the item needs); its captures fill `{name}` tokens of the bodies */
+    setup: RequestSchema.extend({ capture: CaptureMap.optional() }).optional(),
     update_path: ItemPath.optional(),
     delete_path: ItemPath.optional(),
     update_method: z.string().transform((m) => m.toUpperCase()).pipe(z.enum(['PUT', 'PATCH', 'POST'])).default('PUT'),
@@ -83,7 +86,7 @@ export function findInList(body: unknown, idField: string, id: string): Record<s
 }
 
 interface Step {
-  step: 'create' | 'read' | 'update' | 'reread' | 'delete' | 'verify_deleted';
+  step: 'setup' | 'create' | 'read' | 'update' | 'reread' | 'delete' | 'verify_deleted';
   method: string;
   path: string;
   status?: number;
@@ -117,11 +120,27 @@ export const P05 = definePrimitive({
     const done = (extra?: string) => finish(steps, input, ctx, extra);
     const itemPath = (tpl: string | undefined, id: string) => (tpl ?? `${input.resource.replace(/\/$/, '')}/{id}`).split('{id}').join(encodeURIComponent(id));
 
+    // setup: its captures are `{name}` tokens of the bodies
+    let createBody = input.create_body;
+    let updateBody = input.update_body;
+    if (input.setup) {
+      const { capture, ...req } = input.setup;
+      const out = await sendRequest(ctx, req, input.timeout, 'setup');
+      const vars: Record<string, Json> = {};
+      const got = out.res ? captureFrom(out.res.body, capture, vars) : [];
+      const missing = Object.keys(capture ?? {}).filter((k) => !got.includes(k));
+      steps.push({ step: 'setup', method: req.method, path: req.path, status: out.res?.status, ok: !out.problem && !missing.length, problem: out.problem ?? (missing.length ? `nothing to capture for ${missing.join(', ')} in ${show(out.res?.body, 200)}` : undefined) });
+      if (out.problem || missing.length) return done();
+      const declared = new Set(Object.keys(capture ?? {}));
+      createBody = fillTokens(createBody, vars, declared).value;
+      updateBody = updateBody && fillTokens(updateBody, vars, declared).value;
+    }
+
     // create
-    const created = await call('create', 'POST', input.resource, input.create_body);
+    const created = await call('create', 'POST', input.resource, createBody);
     if (!created) return done();
     const entity = entityOf(created.body, idField, input.response_root);
-    const idVal = input.id_path ? queryJsonPath(created.body, input.id_path)[0] : entity?.[idField];
+    const idVal = input.id_path ? (typeof input.id_path === 'string' ? [input.id_path] : input.id_path).map((p) => queryJsonPath(created.body, p)[0]).find((v) => v !== undefined && v !== null) : entity?.[idField];
     const createOk = input.expected_create_status.includes(created.status);
     if (!createOk || (typeof idVal !== 'string' && typeof idVal !== 'number')) {
       steps.push({ step: 'create', method: 'POST', path: input.resource, status: created.status, ok: false, problem: !createOk ? `status ${created.status}, expected ${input.expected_create_status.join('/')}; body ${show(created.body, 200)}` : `no ${input.id_path ?? `${input.response_root ? `${input.response_root}.` : ''}${idField}`} in the response ${show(created.body, 200)}` });
@@ -150,9 +169,9 @@ export const P05 = definePrimitive({
     }
 
     // update
-    if (input.update_body) {
+    if (updateBody) {
       const path = input.update_to_base ? input.resource : itemPath(input.update_path, id);
-      const upd = await call('update', input.update_method, path, input.update_body);
+      const upd = await call('update', input.update_method, path, updateBody);
       if (upd) {
         const ok = input.expected_update_status.includes(upd.status);
         steps.push({ step: 'update', method: input.update_method, path, status: upd.status, ok, problem: ok ? undefined : `status ${upd.status}, expected ${input.expected_update_status.join('/')}; body ${show(upd.body, 200)}` });
@@ -160,7 +179,7 @@ export const P05 = definePrimitive({
           const again = await call('reread', 'GET', readPath);
           if (again) {
             const e = pick(again.body);
-            const want = input.response_root && isObj(input.update_body[input.response_root]) && Object.keys(input.update_body).length === 1 ? (input.update_body[input.response_root] as Record<string, unknown>) : input.update_body;
+            const want = input.response_root && isObj(updateBody[input.response_root]) && Object.keys(updateBody).length === 1 ? (updateBody[input.response_root] as Record<string, unknown>) : updateBody;
             const problems: string[] = [];
             if (again.status !== 200 || !e) problems.push(`re-read → ${again.status} ${show(again.body, 200)}`);
             else for (const [k, v] of Object.entries(want)) {

@@ -98,7 +98,7 @@ export const P14 = definePrimitive({
     const role = input.role ?? currentRole(ctx.state);
     if (input.role) {
       try {
-        await ensureRoleSession(ctx, input.role, input.login_as ? { as: input.login_as } : {});
+        await ensureRoleSession(ctx, input.role, input.login_as ? { credentials: input.login_as } : {});
       } catch (e) {
         if (e instanceof RoleError) return { passed: false, message: `cannot act as role ${input.role}: ${e.message}` };
         throw e;

@@ -45,6 +45,12 @@ export function fillTokens<T>(value: T, vars: Record<string, Json>, declared: Re
   const missing = new Set<string>();
   const walk = (v: unknown): unknown => {
     if (typeof v === 'string') {
+      // a string that is exactly one token keeps the value's JSON type (ids stay numbers)
+      const whole = /^\{([A-Za-z_][A-Za-z0-9_]*)\}$/.exec(v);
+      if (whole && declared.has(whole[1])) {
+        if (vars[whole[1]] === undefined) missing.add(whole[1]);
+        return vars[whole[1]] ?? v;
+      }
       return v.replace(/(?<!\{)\{([A-Za-z_][A-Za-z0-9_]*)\}(?!\})/g, (m, name: string) => {
         if (!declared.has(name)) return m;
         const hit = vars[name];

@@ -40,7 +40,15 @@ before(async () => {
       const p = url.pathname;
       seen.push({ method: req.method ?? '', path: req.url ?? '', headers: req.headers, body });
       const cookie = String(req.headers.cookie ?? '');
-      if (p === '/echo') return send(res, 200, { ct: req.headers['content-type'] ?? null, body: body.toString('utf8'), auth: req.headers.authorization ?? null, ocs: req.headers['ocs-apirequest'] ?? null, csrf: req.headers['x-csrf-token'] ?? null });
+      if (p === '/echo') return send(res, 200, { ct: req.headers['content-type'] ?? null, body: body.toString('utf8'), auth: req.headers.authorization ?? null, ocs: req.headers['ocs-apirequest'] ?? null, csrf: req.headers['x-csrf-token'] ?? null, cookie: req.headers.cookie ?? null });
+      if (p === '/companies' && req.method === 'POST') return send(res, 201, { pk: 41, name: JSON.parse(body.toString('utf8')).name });
+      if (p === '/orders' && req.method === 'POST') {
+        const b = JSON.parse(body.toString('utf8'));
+        if (b.supplier !== 41) return send(res, 400, { supplier: ['must be the company pk (a number)'] });
+        const id = nextId++;
+        items.set(id, { id, name: b.name });
+        return send(res, 201, { pk: id, id, supplier: b.supplier });
+      }
       if (p === '/go') return send(res, 302, undefined, { Location: '/landing?from=go', 'Set-Cookie': 'hop=1; Path=/' });
       if (p === '/away') return send(res, 302, undefined, { Location: 'http://evil.example/steal' });
       if (p === '/landing') return send(res, 200, { landed: true, hop: cookie.includes('hop=1'), method: req.method });
@@ -159,6 +167,10 @@ describe('P04 sessions, stack URLs, captures', () => {
     r = await runPrimitive(P('P04'), { path: '/echo', role: 'keyed', attach_csrf: 'x-csrf-token' }, ctx);
     assert.equal(r.passed, false);
     assert.match(r.message, /role keyed has no CSRF token/);
+    r = await runPrimitive(P('P04'), { method: 'POST', path: '/echo', role: 'admin', token_cookie: 'payload-token' }, ctx);
+    assert.match(String(body(r).cookie), /^sid=s1; payload-token=t-admin$/);
+    r = await runPrimitive(P('P04'), { path: '/echo', role: 'keyed', token_cookie: 'payload-token' }, ctx);
+    assert.match(r.message, /role keyed has no login token to send as cookie payload-token/);
   });
 
   test('absolute URLs reach the stack service of that host port; others fail naming the port', async () => {
@@ -190,6 +202,13 @@ describe('P05, P14, P16, P23 canonical additions', () => {
     const r = await runPrimitive(P('P05'), { resource: '/apps', id_path: '$.data.id', read_path: '/apps', create_body: { name: 'A' }, update_body: { name: 'B' } }, ctx);
     assert.equal(r.passed, true, r.message);
     assert.deepEqual((r.data?.steps as { step: string }[]).map((s) => s.step), ['create', 'read', 'update', 'reread', 'delete', 'verify_deleted']);
+  });
+
+  test('P05: a setup request whose capture fills the {tokens} of the bodies (numbers stay numbers)', async () => {
+    const r = await runPrimitive(P('P05'), { resource: '/orders', setup: { method: 'POST', path: '/companies', body: { name: 'C' }, capture: { cid: '$.pk' } }, create_body: { supplier: '{cid}', name: 'O' }, read_path: '/apps/{id}', skip_delete: true, verify_update: false }, makeCtx(env()));
+    assert.deepEqual((r.data?.steps as { step: string; ok: boolean }[]).slice(0, 2).map((s) => [s.step, s.ok]), [['setup', true], ['create', true]]);
+    const bad = await runPrimitive(P('P05'), { resource: '/orders', setup: { method: 'POST', path: '/companies', body: {}, capture: { cid: '$.nope' } }, create_body: { supplier: '{cid}' } }, makeCtx(env()));
+    assert.match(bad.message, /setup: nothing to capture for cid/);
   });
 
   test('P14: acceptable_statuses decide, either / not_denied, denied_codes, from_last_response, login_as', async () => {

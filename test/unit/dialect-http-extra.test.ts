@@ -64,6 +64,33 @@ describe('ididetxj', () => {
   });
 });
 
+describe('hhrdixum, uybznoms, orghjavi', () => {
+  test('hhrdixum P05: Django REST item routes, a company set up first; P23 extra_form_fields', () => {
+    let r = one('hhrdixum', 'P05', { resource: '/api/order/po/', setup_company_first: { is_supplier: true }, create_body: { supplier: '{{cid}}' }, expected_create_status: 201 });
+    assert.deepEqual(r.issues, []);
+    const i = r.step.inputs;
+    assert.deepEqual([i.read_path, i.update_method, i.id_field], ['/api/order/po/{id}/', 'PATCH', 'pk']);
+    assert.deepEqual(i.setup, { method: 'POST', path: '/api/company/', body: { name: 'P05-Setup-po-{{run_id}}', currency: 'USD', is_supplier: true }, capture: { cid: ['$.pk', '$.id'], company_id: ['$.pk', '$.id'] } });
+    assert.deepEqual(i.create_body, { supplier: '{cid}' });
+    r = one('hhrdixum', 'P05', { resource: '/api/stock/', setup_part_first: true, create_body: { part: '{{pid}}' } });
+    assert.deepEqual(r.issues, []);
+    assert.deepEqual(r.step.notes, { _setup_part_first_unread_by_evaluator: true });
+    r = one('hhrdixum', 'P23', { upload: { path: '/api/importer/session/', field_name: 'data_file', file_content: 'base64:bmFtZQ==', file_name: 'd.yaml', extra_form_fields: { model_type: 'part' } } });
+    assert.deepEqual(r.issues, []);
+    assert.deepEqual([r.step.inputs.upload.extra_fields, r.step.inputs.upload.file_content_b64], [{ model_type: 'part' }, 'bmFtZQ==']);
+  });
+
+  test('uybznoms send_token_cookie; orghjavi session modes are the session roles', () => {
+    let r = one('uybznoms', 'P04', { method: 'POST', path: '/api/users/refresh-token', send_token_cookie: true });
+    assert.deepEqual(r.issues, []);
+    assert.equal(r.step.inputs.token_cookie, 'payload-token');
+    r = one('orghjavi', 'P04', { path: '/api/v1/sites', auth_mode: 'bearer_eval_key', follow_redirects: false });
+    assert.equal(r.step.inputs.role, 'bearer_eval_key');
+    r = one('orghjavi', 'P14', { action: 'GET /settings', auth_mode: 'session_eval_viewer', expected_result: 'denied' });
+    assert.equal(r.step.inputs.role, 'viewer');
+  });
+});
+
 describe('gavmyneb', () => {
   test('P14 operation/expect_status/token null, status sets, described actions', () => {
     let r = one('gavmyneb', 'P14', { role: 'student', operation: 'GET', path: '/api/v1/calendar_events', query: { a: 'b' }, expect_status: 200 });

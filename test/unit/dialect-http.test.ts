@@ -99,7 +99,7 @@ describe('P04 dialect', () => {
   test('who: auth_mode, auth_override, no_auth / skip_auth / auth none, attach_csrf, omit_csrf / omit_ocs_header', () => {
     let r = one('orghjavi', 'P04', { method: 'POST', path: '/sites', form: { a: 'b' }, auth_mode: 'session_eval_admin', attach_csrf: true, follow_redirects: false });
     clean(r, 'auth_mode');
-    assert.deepEqual(r.step.inputs, { method: 'POST', path: '/sites', form: { a: 'b' }, role: 'session_eval_admin', attach_csrf: 'x-csrf-token', follow_redirects: false });
+    assert.deepEqual(r.step.inputs, { method: 'POST', path: '/sites', form: { a: 'b' }, role: 'admin', attach_csrf: 'x-csrf-token', follow_redirects: false });
     r = one('orghjavi', 'P04', { method: 'GET', path: '/2fa', auth_mode: null });
     clean(r, 'follow_redirects absent (orghjavi)');
     assert.deepEqual(r.step.inputs, { method: 'GET', path: '/2fa', role: 'anonymous', follow_redirects: true });
@@ -161,6 +161,7 @@ describe('P14 dialect', () => {
     r = one('orghjavi', 'P14', { action: 'GET /billing', auth_mode: 'session_eval_editor', expected_result: 'denied_or_allowed', expected_status: 403, acceptable_statuses: [200, 302, 403] });
     clean(r, 'expected_result: denied_or_allowed');
     assert.equal(r.step.inputs.expected_result, 'either');
+    assert.equal(r.step.inputs.role, 'editor');
     r = one('cqfnbfay', 'P14', { role: 'user', action: 'GET /api/x', token: '{{t}}', expected_result: 'denied', expected_status: 403 });
     clean(r, 'expected_status with denied (cqfnbfay)');
     assert.deepEqual([r.step.inputs.headers, r.step.inputs.acceptable_statuses], [{ 'X-Auth-Token': '{{t}}' }, [401, 403, 404]]);

@@ -27,6 +27,8 @@ export interface SessionRequest {
   binary?: boolean;
   /** false: no published id capture from this response (P04 `id_capture`) */
   idCapture?: boolean;
+  /** also send the role's login token as this cookie (an app that reads its token from a cookie) */
+  tokenCookie?: string;
 }
 
 export interface SessionResponse extends RawResponse {
@@ -98,10 +100,20 @@ export async function sessionRequest(ctx: PrimitiveContext, r: SessionRequest): 
     if (!csrf) throw new RequestSetupError(`role ${role ?? '(none)'} has no CSRF token to attach (its login declares no csrf step)`);
     explicit[r.csrfHeader] = csrf.token;
   }
+  if (r.tokenCookie && target.app) {
+    const token = chainAuth(ctx.state).sessions[role ?? '']?.token;
+    if (!token) throw new RequestSetupError(`role ${role ?? '(none)'} has no login token to send as cookie ${r.tokenCookie}`);
+    explicit.Cookie = `${r.tokenCookie}=${token}`;
+  }
   let method = r.method;
   const redirects: SessionResponse['redirects'] = [];
   for (let hop = 0; ; hop++) {
     let headers = target.app ? withSession(ctx.state, target.path.split('?')[0], explicit, role) : { ...explicit };
+    // the token cookie goes beside the jar's cookies, not instead of them
+    if (r.tokenCookie && target.app) {
+      const jar = withSession(ctx.state, target.path.split('?')[0], {}, role).Cookie;
+      if (jar) headers.Cookie = `${jar}; ${headers.Cookie}`;
+    }
     if (r.omitHeaders?.length) {
       const omit = new Set(r.omitHeaders.map((h) => h.toLowerCase()));
       headers = Object.fromEntries(Object.entries(headers).filter(([k]) => !omit.has(k.toLowerCase())));

@@ -7,6 +7,8 @@ import { P16_DIALECT, P23_DIALECT } from './p16-p23';
 import { P27_DIALECT } from './p27';
 import { P29_DIALECT } from './p29';
 import { WORKFLOW_DIALECTS } from './workflow';
+import { judgeDialect } from './judge';
+import { P13_DIALECT } from './p13';
 import type { DialectContext, SpellingUse, StepDialect } from './types';
 import { isObject, takeNotes, type Inputs } from './util';
 
@@ -23,6 +25,8 @@ const DIALECTS: StepDialect[] = [
   P27_DIALECT,
   P29_DIALECT,
   ...WORKFLOW_DIALECTS,
+  P13_DIALECT,
+  judgeDialect,
 ];
 
 const byType = new Map<string, StepDialect>();
@@ -58,21 +62,22 @@ export function normalizePublishedDag(raw: unknown, o: { task: string; file: str
     const ctx = context(o.task, nodeId, at, spellings, issues, o.file, 'node');
     const node = normalizeNode(rawNode, at, ctx, issues, o.file);
     if (Array.isArray(node.primitive_chain)) {
-      node.primitive_chain = node.primitive_chain.map((s, j) => normalizeStep(s, `${at}.primitive_chain[${j}]`, o.task, nodeId, spellings, issues, o.file));
+      const chain: readonly unknown[] = node.primitive_chain;
+      node.primitive_chain = chain.map((s, j) => normalizeStep(s, `${at}.primitive_chain[${j}]`, o.task, nodeId, spellings, issues, o.file, { chain, index: j }));
     }
     return node;
   });
   return { dag: { nodes, ...(raw.trajectories !== undefined ? { trajectories: raw.trajectories } : {}) }, issues, spellings };
 }
 
-function normalizeStep(raw: unknown, at: string, task: string, nodeId: string, spellings: SpellingUse[], issues: InputIssue[], file: string): unknown {
+function normalizeStep(raw: unknown, at: string, task: string, nodeId: string, spellings: SpellingUse[], issues: InputIssue[], file: string, where: { chain: readonly unknown[]; index: number }): unknown {
   const shellCtx = context(task, nodeId, at, spellings, issues, file, 'step');
   const shell = normalizeStepShell(raw, at, shellCtx, issues, file, nodeId);
   if (!shell) return raw;
   if (typeof shell.type !== 'string') return { type: shell.type, inputs: shell.inputs };
   const type = shell.type.toUpperCase();
   const dialect = byType.get(type);
-  const ctx = context(task, nodeId, at, spellings, issues, file, type);
+  const ctx = { ...context(task, nodeId, at, spellings, issues, file, type), ...where };
   const out = dialect ? dialect.normalize(type, shell.inputs, ctx) : { type: shell.type, inputs: shell.inputs };
   // notes left in the inputs after the dialect mapped what it knows
   const notes = { ...shell.notes, ...takeNotes(out.inputs as Inputs) };

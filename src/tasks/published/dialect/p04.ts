@@ -10,7 +10,7 @@ import { isObject, rename, type Inputs } from './util';
 /** How each task named "capture the id of what this response created" (its evaluator's lookup). */
 const ID_CAPTURE_PATHS: Record<string, string[]> = {
   // Payload CMS answers {doc: {...}, message}
-  uybznoms: ['$.id', '$.doc.id'],
+  uybznoms: ['$.id', '$.doc.id', '$.data.id'],
   // Formbricks' management API answers {data: {...}}
   kmasmnil: ['$.data.id', '$.id'],
 };
@@ -27,6 +27,13 @@ function addCapture(i: Inputs, name: unknown, spec: string | string[], ctx: Dial
   if (name in cap && JSON.stringify(cap[name]) !== JSON.stringify(spec)) ctx.issue(`inputs.${key}`, `variable "${name}" is captured twice`);
   cap[name] = spec;
   i.capture = cap;
+}
+
+/** orghjavi's auth modes: null = none; `session_eval_<user>` = that user's session role (`admin`, `editor`, …); other modes are roles named as they are. */
+export function authModeRole(m: unknown): string | undefined {
+  if (m === null) return 'anonymous';
+  if (typeof m !== 'string' || !/^[A-Za-z0-9_.-]+$/.test(m)) return undefined;
+  return /^session_eval_(.+)$/.exec(m)?.[1] ?? m;
 }
 
 function setRole(i: Inputs, role: string, ctx: DialectContext, key: string): void {
@@ -125,10 +132,10 @@ export function normalizeP04(raw: Inputs, ctx: DialectContext): Inputs {
   // who
   if ('auth_mode' in i) {
     const m = take(i, 'auth_mode');
-    if (m === null) setRole(i, 'anonymous', ctx, 'auth_mode');
-    else if (typeof m === 'string' && /^[A-Za-z0-9_.-]+$/.test(m)) setRole(i, m, ctx, 'auth_mode');
+    const role = authModeRole(m);
+    if (role) setRole(i, role, ctx, 'auth_mode');
     else ctx.issue('inputs.auth_mode', 'must be null or a role name');
-    ctx.spelling('auth_mode', 'role', 'the credentials the request carries (null: none); each mode is a role of the task');
+    ctx.spelling('auth_mode', 'role', 'the credentials the request carries (null: none; session_eval_<user>: that user\'s session role; other modes are roles of their own)');
   }
   if ('auth_override' in i) {
     const m = take(i, 'auth_override');
@@ -157,6 +164,11 @@ export function normalizeP04(raw: Inputs, ctx: DialectContext): Inputs {
     if (typeof tok !== 'string') ctx.issue('inputs.token', 'must be a string');
     else addHeader(i, 'Authorization', `Bearer ${tok}`);
     ctx.spelling('token (gavmyneb)', 'headers.Authorization: Bearer …', 'the bearer token the request carries');
+  }
+  if ('send_token_cookie' in i) {
+    // uybznoms (Payload CMS): the session token also travels as the payload-token cookie (refresh-token)
+    if (flag(take(i, 'send_token_cookie'), ctx, 'send_token_cookie')) i.token_cookie = 'payload-token';
+    ctx.spelling('send_token_cookie (uybznoms)', 'token_cookie: payload-token', 'the login token sent as the app\'s token cookie');
   }
   if ('attach_csrf' in i && typeof i.attach_csrf === 'boolean') {
     const v = take(i, 'attach_csrf');

@@ -36,6 +36,7 @@ export function normalizeP05(raw: Inputs, ctx: DialectContext): Inputs {
     ctx.spelling('P05 (jtbxfpny)', 'capture_id_as: created_id', 'the created id is kept for dependents');
   }
   if ('item_resource' in i || 'delete_resource' in i || 'delete_query' in i) gavmynebPaths(i, ctx);
+  if (t === 'hhrdixum') hhrdixum(i, ctx);
   if ('token' in i) tokenAuth(i, ctx);
   return i;
 }
@@ -49,6 +50,37 @@ function gavmynebPaths(i: Inputs, ctx: DialectContext): void {
   const base = (p: unknown) => `${String(p).replace(/\/$/, '')}/{id}`;
   for (const [k, v] of [['read_path', base(item)], ['update_path', base(item)], ['delete_path', `${base(del)}${query ? `?${query}` : ''}`]] as const) if (!(k in i)) i[k] = v;
   ctx.spelling('item_resource / delete_resource / delete_query', 'read_path / update_path / delete_path', 'where the created item is read, updated and deleted');
+}
+
+/**
+ * hhrdixum's P05 (an InvenTree clone, Django REST): items at `<resource>/<pk>/` (trailing slash),
+ * updated with PATCH, ids in `pk` (else `id`); create 201 and update 200 unless stated.
+ * `setup_company_first: {flags}` first creates a company (POST /api/company/ with a name, USD and
+ * the flags) whose pk is `{{cid}}` / `{{company_id}}` in the bodies; `setup_part_first` /
+ * `setup_assembly_first` were not read by its evaluator (their `{{pid}}` comes from the chain).
+ */
+function hhrdixum(i: Inputs, ctx: DialectContext): void {
+  const res = typeof i.resource === 'string' ? i.resource.replace(/\/$/, '') : '';
+  for (const k of ['read_path', 'update_path', 'delete_path']) if (!(k in i)) i[k] = `${res}/{id}/`;
+  if (!('update_method' in i)) i.update_method = 'PATCH';
+  if (!('id_field' in i) && !('identifier_field' in i)) i.id_field = 'pk';
+  if (!('id_path' in i)) i.id_path = ['$.pk', '$.id', '$[0].pk', '$[0].id'];
+  if (!('expected_create_status' in i)) i.expected_create_status = 201;
+  if (!('expected_update_status' in i)) i.expected_update_status = 200;
+  ctx.spelling('P05 (hhrdixum)', 'item paths <resource>/{id}/, PATCH, pk', 'the Django REST item routes and ids');
+  const company = take(i, 'setup_company_first');
+  if (company !== undefined) {
+    const leaf = res.split('/').pop() || 'x';
+    i.setup = { method: 'POST', path: '/api/company/', body: { name: `P05-Setup-${leaf}-{{run_id}}`, currency: 'USD', ...(isObject(company) ? company : {}) }, capture: { cid: ['$.pk', '$.id'], company_id: ['$.pk', '$.id'] } };
+    for (const k of ['create_body', 'update_body']) if (i[k] !== undefined) i[k] = JSON.parse(JSON.stringify(i[k]).replace(/\{\{\s*(cid|company_id)\s*\}\}/g, '{$1}'));
+    ctx.spelling('setup_company_first (hhrdixum)', 'setup {POST /api/company/, capture cid}', 'a company created first; its pk fills the bodies');
+  }
+  for (const k of ['setup_part_first', 'setup_assembly_first']) {
+    if (k in i) {
+      i[`_${k}_unread_by_evaluator`] = take(i, k);
+      ctx.spelling(`${k} (hhrdixum)`, 'notes', 'not read by the task\'s evaluator: the part comes from the chain ({{pid}})');
+    }
+  }
 }
 
 function tokenAuth(i: Inputs, ctx: DialectContext): void {

@@ -1,4 +1,5 @@
 import { addHeader, flag, prepare, put, take } from './http-common';
+import { authModeRole } from './p04';
 import type { CanonicalStep, DialectContext, StepDialect } from './types';
 import { rename, type Inputs } from './util';
 
@@ -31,7 +32,9 @@ export function normalizeP14(raw: Inputs, ctx: DialectContext): CanonicalStep {
   // who
   if ('auth_mode' in i) {
     const m = take(i, 'auth_mode');
-    put(i, 'role', m === null ? 'anonymous' : m, ctx, 'auth_mode');
+    const role = authModeRole(m);
+    if (role) put(i, 'role', role, ctx, 'auth_mode');
+    else ctx.issue('inputs.auth_mode', 'must be null or a role name');
     ctx.spelling('auth_mode', 'role', 'the credentials the request carries (null: none); each mode is a role of the task');
   }
   if (typeof i.attach_csrf === 'boolean') {

@@ -39,6 +39,9 @@ export function normalizeP23(raw: Inputs, ctx: DialectContext): Inputs {
     ctx.spelling('upload_path + form_fields + files[]', 'upload {path, extra_fields, field_name, file_name, content_type, file_content_b64}', 'the multipart upload, written flat');
   }
   const up = isObject(i.upload) ? i.upload : undefined;
+  if (up && 'extra_form_fields' in up) {
+    rename(up, 'extra_form_fields', 'extra_fields', ctx, 'form fields sent beside the file', 'inputs.upload', 'upload.extra_form_fields', 'upload.extra_fields');
+  }
   if (up && ctx.task === 'gavmyneb') {
     // gavmyneb: the bearer token of the upload (its evaluator sent the current role's); the file defaults to "test"
     if ('token' in up) {
