@@ -20,6 +20,12 @@ import { P27 } from './p27-webhook-delivery';
 import { SCREENSHOT } from './browser-screenshot';
 import { RENDER_DOM } from './browser-render-dom';
 import { PUBLISHED_STUB } from './published-stub';
+import { BROWSER_INTERACT } from './browser-interact';
+import { DOM_ASSERT } from './dom-assert';
+import { WEBSOCKET_CHECK } from './websocket-check';
+import { GRAPHQL_QUERY } from './graphql-query';
+import { METADATA_INGEST } from './metadata-ingest';
+import { TOTP_CODE } from './totp-code';
 import { absorbSetCookie, withSession } from './auth/session';
 import { LAST_VARS_LOCAL } from './auth/request';
 import { capturePublishedIds } from './published-id-capture';
@@ -105,5 +111,11 @@ export const CATALOGUE: Primitive[] = ([
   P27,
   SCREENSHOT,
   RENDER_DOM,
+  BROWSER_INTERACT,
+  DOM_ASSERT,
+  WEBSOCKET_CHECK,
+  GRAPHQL_QUERY,
+  METADATA_INGEST,
+  TOTP_CODE,
   PUBLISHED_STUB,
 ] as Primitive[]).map(namespaced);

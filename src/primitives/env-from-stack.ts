@@ -64,6 +64,10 @@ export function envFromStack(task: Task, stack: StackRef, artifactsDir: string, 
       };
     },
     exec: execIn,
+    async containerOutput(service, tail) {
+      const buf = (await docker().getContainer(container(service)).logs({ stdout: true, stderr: true, tail, follow: false })) as unknown as Buffer;
+      return demux(buf);
+    },
     readFile: (path, maxBytes) => readFile(app, path, { maxBytes }),
     async statPath(path) {
       const r = await exec(app, ['bash', '-c', `if [ -d ${q(path)} ]; then echo dir; elif [ -e ${q(path)} ]; then echo file; fi`]);
@@ -95,6 +99,18 @@ export function envFromStack(task: Task, stack: StackRef, artifactsDir: string, 
         }
       : undefined,
   };
+}
+
+/** docker logs of a non-TTY container are frames with 8-byte headers; TTY output is plain. */
+function demux(buf: Buffer): string {
+  const parts: Buffer[] = [];
+  let i = 0;
+  while (i + 8 <= buf.length && (buf[i] === 1 || buf[i] === 2) && buf[i + 1] === 0) {
+    const len = buf.readUInt32BE(i + 4);
+    parts.push(buf.subarray(i + 8, i + 8 + len));
+    i += 8 + len;
+  }
+  return i === 0 ? buf.toString('utf8') : Buffer.concat(parts).toString('utf8');
 }
 
 const gateways = new Map<string, Promise<{ bindHost: string; urlHost: string }>>();

@@ -2,6 +2,7 @@ import type { Json } from '../json';
 import type { DagNode } from '../tasks/dag-schema';
 import { continuesAfterFailure, scoreNode } from '../scoring/node-score';
 import type { NodeStatus } from '../scoring/types';
+import { releaseChain } from './chain-resources';
 import { findPrimitive } from './registry';
 import { resolveTemplates } from './template';
 import type { ChainState, PrimitiveEnv, PrimitiveOutcome } from './types';
@@ -59,6 +60,9 @@ export async function runNode(node: DagNode, env: PrimitiveEnv, opts: RunNodeOpt
   } catch (err) {
     const e = err as Error;
     return { status: 'ERROR', score: 0, message: `${e.name}: ${e.message}`, steps, exports: state.exports, error: { name: e.name, message: e.message, stack: e.stack } };
+  } finally {
+    // a browser page kept open by BROWSER_INTERACT for later steps of this chain
+    await releaseChain(state);
   }
   const { status, score } = scoreNode({ method, maxScore, chainLength: node.chain.length, passes, judge });
   return { status, score, message: summarize(status, steps, node.chain.length), steps, exports: status === 'PASSED' ? state.exports : {}, };

@@ -46,6 +46,8 @@ export interface PrimitiveEnv {
   /** names of the stack's compose services (P12 maps a published `container` name onto one); optional */
   services?: readonly string[];
   exec(service: string, command: string, opts?: { timeoutMs?: number; workdir?: string }): Promise<ExecResult>;
+  /** the last `tail` lines a service's container wrote to stdout/stderr (docker logs); optional */
+  containerOutput?(service: string, tail: number): Promise<string>;
   /** contents of a file in the app container; null when it does not exist */
   readFile(path: string, maxBytes?: number): Promise<Buffer | null>;
   /** kind of a path in the app container */

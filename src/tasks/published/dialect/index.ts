@@ -1,13 +1,22 @@
 import type { InputIssue } from '../../../errors';
 import { normalizeNode, normalizeStepShell } from './node';
 import type { DialectContext, SpellingUse, StepDialect } from './types';
+import { browserDialect } from './browser';
+import { realtimeDialect } from './realtime';
+import { graphqlDialect } from './graphql';
+import { authFlowsDialect } from './auth-flows';
 import { isObject, takeNotes, type Inputs } from './util';
 
 /**
  * Every published type's dialect. Adding one = one module + one line here. A type without a
  * dialect passes through unchanged and meets the canonical schema as it is.
  */
-const DIALECTS: StepDialect[] = [];
+const DIALECTS: StepDialect[] = [
+  browserDialect,
+  realtimeDialect,
+  graphqlDialect,
+  authFlowsDialect,
+];
 
 const byType = new Map<string, StepDialect>();
 for (const d of DIALECTS) for (const t of d.types) byType.set(t.toUpperCase(), d);
