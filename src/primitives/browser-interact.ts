@@ -4,7 +4,7 @@ import { z } from 'zod';
 import type { Json } from '../json';
 import { ensureRoleSession } from './auth/session';
 import { appUrl, artifactsDirOf, LoginAsSchema, roleForLogin, runStep, safeName, sanitizedDom, StepSchema, ViewportSchema, type BrowserStep } from './browser-common';
-import { openLivePage } from './browser-live';
+import { livePage, openLivePage } from './browser-live';
 import { VarName } from './p04-http-request';
 import { definePrimitive } from './types';
 
@@ -47,6 +47,8 @@ export const BrowserInteractSchema = z
     token_cookie: z.string().min(1).optional(),
     /** fake camera and microphone, granted (video-conferencing pages) */
     fake_media: z.boolean().default(false),
+    /** go on in the page this chain already has open (its cookies, its state) instead of a fresh browser */
+    continue: z.boolean().default(false),
     /** the final page's HTML must be longer than this */
     min_html_chars: z.number().int().min(0).default(0),
     /** fail when the final page's title reads like an error page (not found, server error, bad request) */
@@ -64,7 +66,8 @@ const ERROR_TITLES = ['not found', 'server error', 'page not found', 'bad reques
 
 /**
  * BROWSER_INTERACT: open a page in a fresh browser context (the chain's session unless
- * `anonymous`), run the steps in order, and keep the page open for the rest of the chain
+ * `anonymous`; with `continue`, the page the chain has open), run the steps in order, and keep
+ * the page open for the rest of the chain
  * (DOM_ASSERT reads it). Passes when every step worked, the first page answered < 400, and the
  * optional content checks hold. Sets `last_page_url`, `last_page_title`, `rendered_dom`,
  * `rendered_dom_url` (chain-local) and the `store_as` names of get_cookie steps (exported).
@@ -89,9 +92,9 @@ export const BROWSER_INTERACT = definePrimitive({
     }
     const problems: string[] = [];
     const done: string[] = [];
-    let live;
+    let live = input.continue ? livePage(ctx.state) : undefined;
     try {
-      live = await openLivePage(ctx, { viewport: input.viewport, role, tokenCookie: input.token_cookie, fakeMedia: input.fake_media, timeoutMs: input.timeout_ms });
+      live ??= await openLivePage(ctx, { viewport: input.viewport, role, tokenCookie: input.token_cookie, fakeMedia: input.fake_media, timeoutMs: input.timeout_ms });
     } catch (e) {
       return { passed: false, message: `BROWSER_INTERACT: browser error: ${(e as Error).message.split('\n')[0]}` };
     }

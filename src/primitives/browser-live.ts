@@ -20,6 +20,8 @@ export interface LivePage {
 }
 
 const LIVE = CHAIN_BROWSER;
+/** a page nobody closed (a chain run outside run-chain) gives its slot back after this long */
+const MAX_LIFETIME_MS = 15 * 60_000;
 const live = new WeakMap<ChainState, LivePage>();
 
 export function livePage(state: ChainState): LivePage | undefined {
@@ -46,13 +48,17 @@ export async function openLivePage(ctx: PrimitiveContext, o: AppContextOptions &
     const l: LivePage = { context, page, status: null, lastAtUse: ctx.state.last };
     live.set(ctx.state, l);
     const c = context;
-    holdForChain(ctx.state, LIVE, async () => {
+    const close = async () => {
+      clearTimeout(reaper);
       try {
         await c.close();
       } finally {
         release();
       }
-    });
+    };
+    const reaper = setTimeout(() => void close().catch(() => undefined), MAX_LIFETIME_MS);
+    reaper.unref();
+    holdForChain(ctx.state, LIVE, close);
     return l;
   } catch (e) {
     await context?.close().catch(() => undefined);

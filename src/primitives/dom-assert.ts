@@ -203,6 +203,10 @@ async function someAsync<T>(xs: T[], f: (x: T) => Promise<boolean>): Promise<boo
 
 /** The element's effective opacity (its own times its ancestors'). */
 function opacity(l: Locator): Promise<number> {
-  // a string: this project compiles without the DOM typings
-  return l.evaluate('(el) => { let o = 1; for (let n = el; n; n = n.parentElement) o *= Number(getComputedStyle(n).opacity || "1"); return o; }') as Promise<number>;
+  // runs in the page (this project compiles without the DOM typings, hence the `any`s)
+  return l.evaluate((el: any) => {
+    let o = 1;
+    for (let n = el; n; n = n.parentElement) o *= Number((globalThis as any).getComputedStyle(n).opacity || '1');
+    return o;
+  });
 }
