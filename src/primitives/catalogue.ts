@@ -26,6 +26,7 @@ import { WEBSOCKET_CHECK } from './websocket-check';
 import { GRAPHQL_QUERY } from './graphql-query';
 import { METADATA_INGEST } from './metadata-ingest';
 import { TOTP_CODE } from './totp-code';
+import { OAUTH_FLOW } from './oauth-flow';
 import { absorbSetCookie, withSession } from './auth/session';
 import { LAST_VARS_LOCAL } from './auth/request';
 import { capturePublishedIds } from './published-id-capture';
@@ -117,5 +118,6 @@ export const CATALOGUE: Primitive[] = ([
   GRAPHQL_QUERY,
   METADATA_INGEST,
   TOTP_CODE,
+  OAUTH_FLOW,
   PUBLISHED_STUB,
 ] as Primitive[]).map(namespaced);

@@ -184,6 +184,12 @@ describe('P22, P_INGEST, P30', () => {
     assert.deepEqual(step('Y3'), { type: 'METADATA_INGEST', inputs: { entity_type: 'dataset', entity_urn: 'urn:li:dataset:(urn:li:dataPlatform:hive,t,PROD)', aspect_name: 'datasetProperties', change_type: 'UPSERT', aspect_value: '{"name": "t"}' } });
     assert.ok(spellings.has('P_INGEST: entityUrn → entity_urn'));
   });
+  test('lgzivily P25 → OAUTH_FLOW: a registered client, PKCE, the login, the patient to choose, a wrong verifier, a replayed jti', () => {
+    const { step } = load('lgzivily');
+    assert.deepEqual(step('L3'), { type: 'OAUTH_FLOW', inputs: { token_path: '/oauth2/default/token', register_path: '/oauth2/default/registration', flow: 'authorization_code', authorize_path: '/oauth2/default/authorize', pkce: 'S256', scopes: ['openid'], login: { username: '{{admin_username}}', password: '{{admin_password}}' } } });
+    assert.deepEqual([step('L4').inputs.choose, step('L4').inputs.wrong_code_verifier, step('L4').inputs.expect], ['{{puuid}}', true, 'answer']);
+    assert.deepEqual(step('L5').inputs, { token_path: '/oauth2/default/token', register_path: '/oauth2/default/registration', flow: 'client_credentials', client_auth: 'private_key_jwt', jwt_alg: 'RS256', scopes: ['system/Patient.r'], assertion_jti: '{{last_jti}}', expect: 'answer' });
+  });
   test('P30 → TOTP_CODE reading the named variable', () => {
     assert.deepEqual(load('sgdoserd').step('S6'), { type: 'TOTP_CODE', inputs: { secret: '{{mfa_secret}}', store_as: 'mfa_code' } });
   });
