@@ -9,7 +9,8 @@ import type { PrimitiveContext } from './types';
 /** Debian's Chromium, driven by playwright-core; never a downloaded browser. */
 export const CHROMIUM_PATH = process.env.SAASBENCH_CHROMIUM ?? '/usr/bin/chromium';
 /** Playwright gives every launch a fresh temporary profile (it rejects --user-data-dir with launch()). */
-export const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+// fake media devices: a page that is granted camera/microphone (BROWSER_INTERACT fake_media) gets test streams, no prompt
+export const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--use-fake-device-for-media-stream'];
 
 export function launchChromium(): Promise<Browser> {
   return chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS, headless: true, timeout: 60_000 });

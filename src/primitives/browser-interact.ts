@@ -20,7 +20,8 @@ const ExtraStep = z.discriminatedUnion('action', [
   z.object({ action: z.literal('screenshot'), name: z.string().min(1) }).strict(),
   /** a cookie of the browser context into a chain variable (exported); fails when there is none */
   z.object({ action: z.literal('get_cookie'), name: z.string().min(1), store_as: VarName }).strict(),
-  z.object({ action: z.literal('set_cookie'), name: z.string().min(1), value: z.string() }).strict(),
+  /** `value`, or `value_from`: a chain variable read when the step runs (a cookie kept by an earlier get_cookie of the same step) */
+  z.object({ action: z.literal('set_cookie'), name: z.string().min(1), value: z.string().optional(), value_from: VarName.optional() }).strict(),
   z.object({ action: z.literal('clear_cookies') }).strict(),
   /** the page's current URL contains `value` */
   z.object({ action: z.literal('assert_url_contains'), value: z.string().min(1) }).strict(),
@@ -59,6 +60,9 @@ export const BrowserInteractSchema = z
     if (!v.url && !v.steps.some((s) => s.action === 'goto')) {
       if (v.steps.some((s) => s.action !== 'screenshot' && s.action !== 'wait')) ctx.addIssue({ code: 'custom', path: ['url'], message: 'without url the steps must navigate (goto) before acting on the page' });
     }
+    v.steps.forEach((s, i) => {
+      if (s.action === 'set_cookie' && (s.value === undefined) === (s.value_from === undefined)) ctx.addIssue({ code: 'custom', path: ['steps', i], message: 'set_cookie takes exactly one of value and value_from' });
+    });
     if (v.token_cookie && v.anonymous) ctx.addIssue({ code: 'custom', path: ['token_cookie'], message: 'token_cookie needs a session (anonymous is true)' });
   });
 
@@ -198,9 +202,12 @@ async function runInteractStep(s: InteractStep, e: StepEnv): Promise<string | un
       e.ctx.setVar(s.store_as, c.value);
       return `cookie ${s.name} kept as ${s.store_as}`;
     }
-    case 'set_cookie':
-      await context.addCookies([{ name: s.name, value: s.value, url: e.origin }]);
+    case 'set_cookie': {
+      const v = s.value ?? e.ctx.state.vars[s.value_from as string];
+      if (v === undefined || v === null) throw new Error(`no variable ${s.value_from} to set cookie ${s.name} from`);
+      await context.addCookies([{ name: s.name, value: String(v), url: e.origin }]);
       return undefined;
+    }
     case 'clear_cookies':
       await context.clearCookies();
       return 'cookies cleared';

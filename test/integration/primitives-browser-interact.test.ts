@@ -52,6 +52,7 @@ before(async () => {
         <button id="reveal" onclick="document.querySelector('.toolbar').style.opacity='1'">reveal</button>`));
     }
     if (url.pathname === '/spa') return html(200, page('<div id="root"></div><p id="present">static</p><script>document.getElementById("root").innerHTML = "<span id=\\"added\\">by script</span>"</script>'));
+    if (url.pathname === '/media') return html(200, page('<p id="m">waiting</p><script>navigator.mediaDevices.getUserMedia({ video: true }).then(function () { document.getElementById("m").textContent = "camera ok"; }, function (e) { document.getElementById("m").textContent = "camera " + e.name; })</script>'));
     if (url.pathname === '/gone') return html(404, page('<h1>Not here</h1>'));
     html(404, 'not found');
   });
@@ -132,6 +133,9 @@ describe('BROWSER_INTERACT + DOM_ASSERT on pages served on 127.0.0.1 (Debian Chr
     const ctx = chain();
     const r = await runPrimitive(BROWSER_INTERACT, { anonymous: true, steps: [...LOGIN_STEPS, { action: 'clear_cookies' }, { action: 'goto', url: '/dashboard' }, { action: 'assert_url_contains', value: '/login' }, { action: 'set_cookie', name: 'sid', value: 'ok' }, { action: 'goto', url: '/dashboard' }, { action: 'assert_url_contains', value: '/dashboard' }] }, ctx);
     assert.equal(r.passed, true, r.message);
+    const replay = await runPrimitive(BROWSER_INTERACT, { anonymous: true, steps: [...LOGIN_STEPS, { action: 'get_cookie', name: 'sid', store_as: 'kept' }, { action: 'clear_cookies' }, { action: 'set_cookie', name: 'sid', value_from: 'kept' }, { action: 'goto', url: '/dashboard' }, { action: 'assert_url_contains', value: '/dashboard' }] }, ctx);
+    assert.equal(replay.passed, true, replay.message);
+    assert.equal(r.passed, true, r.message);
     const bad = await runPrimitive(BROWSER_INTERACT, { url: '/login', steps: [{ action: 'assert_status', status: 404 }] }, ctx);
     assert.equal(bad.passed, false);
     assert.match(bad.message, /step 1 \(assert_status\) failed: the last navigation answered 200, expected 404/);
@@ -191,6 +195,17 @@ describe('BROWSER_INTERACT + DOM_ASSERT on pages served on 127.0.0.1 (Debian Chr
       if (prev === undefined) delete process.env.SAASBENCH_BROWSER_PAGES;
       else process.env.SAASBENCH_BROWSER_PAGES = prev;
     }
+  });
+});
+
+describe('BROWSER_INTERACT fake_media', () => {
+  test('a page granted fake media gets a camera stream; without it the camera is refused', async () => {
+    const withMedia = chain();
+    await runPrimitive(BROWSER_INTERACT, { url: '/media', fake_media: true, settle_ms: 800 }, withMedia);
+    assert.match(String(withMedia.state.vars.rendered_dom), /camera ok/);
+    const without = chain();
+    await runPrimitive(BROWSER_INTERACT, { url: '/media', settle_ms: 800 }, without);
+    assert.doesNotMatch(String(without.state.vars.rendered_dom), /camera ok/);
   });
 });
 

@@ -43,6 +43,7 @@ describe('P18 → BROWSER_INTERACT, per task', () => {
     assert.deepEqual(s.inputs.steps[5], { action: 'fill', selector: '#email', value: '{{admin_email}}' });
     assert.deepEqual(s.inputs.steps[9], { action: 'get_cookie', name: 'sid', store_as: 'kept' });
     assert.deepEqual(s.inputs.steps.slice(10, 13).map((x: { action: string }) => x.action), ['goto', 'wait_for_load', 'clear_cookies']);
+    assert.deepEqual(s.inputs.steps[13], { action: 'set_cookie', name: 'sid', value_from: 'kept' }, 'the kept cookie is read when the step runs, not templated before');
     assert.deepEqual(s.inputs.steps.at(-2), { action: 'assert_status', status: 200 });
     assert.deepEqual(s.inputs.steps.at(-1), { action: 'assert_url_contains', value: '/auth/login' });
     assert.ok([...spellings].some((x) => x.startsWith('P18: actions[]')));

@@ -128,7 +128,8 @@ function interact(i: Inputs, ctx: DialectContext): Inputs {
     // actions: login through the Formbricks form, cookies, status and URL assertions
     const actions = take('actions');
     out.anonymous = true;
-    out.steps = Array.isArray(actions) ? actions.flatMap((a, n) => kmasmnilAction(a, ctx, `inputs.actions[${n}]`)) : [];
+    const kept = new Set<string>();
+    out.steps = Array.isArray(actions) ? actions.flatMap((a, n) => kmasmnilAction(a, ctx, `inputs.actions[${n}]`, kept)) : [];
     if (!Array.isArray(actions)) ctx.issue('inputs.actions', 'a list of actions is required');
     ctx.spelling('actions[] (login, navigate, get_cookie, set_cookie, logout, assert_status, assert_url_contains)', 'steps[]', 'a scripted browser session: form login, navigation, cookies, status and URL assertions');
   } else if (ctx.task === 'xayqujrv') {
@@ -166,7 +167,7 @@ function interact(i: Inputs, ctx: DialectContext): Inputs {
   return { ...out, ...i };
 }
 
-function kmasmnilAction(raw: unknown, ctx: DialectContext, at: string): Inputs[] {
+function kmasmnilAction(raw: unknown, ctx: DialectContext, at: string, kept: Set<string>): Inputs[] {
   if (!isObject(raw) || typeof raw.action !== 'string') {
     ctx.issue(at, 'an action is an object with an action name');
     return [];
@@ -191,9 +192,17 @@ function kmasmnilAction(raw: unknown, ctx: DialectContext, at: string): Inputs[]
     case 'navigate':
       return [{ action: 'goto', url: a.url }, { action: 'wait_for_load', state: 'networkidle', timeout_ms: 6000 }, { action: 'wait', ms: 10_000 }];
     case 'get_cookie':
+      kept.add(String(a.store_as ?? a.name));
       return [{ action: 'get_cookie', name: a.name, store_as: a.store_as ?? a.name }];
-    case 'set_cookie':
+    case 'set_cookie': {
+      // "{{x}}" naming a cookie an earlier get_cookie of these actions kept: read when the step runs
+      const m = typeof a.value === 'string' ? /^\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}$/.exec(a.value) : null;
+      if (m && kept.has(m[1])) {
+        ctx.spelling('set_cookie value "{{kept}}"', 'set_cookie value_from', 'the cookie value an earlier get_cookie of the same session kept');
+        return [{ action: 'set_cookie', name: a.name, value_from: m[1] }];
+      }
       return [{ action: 'set_cookie', name: a.name, value: a.value }];
+    }
     case 'logout':
       return [{ action: 'goto', url: '/auth/login' }, { action: 'wait_for_load', state: 'networkidle', timeout_ms: 15_000 }, { action: 'clear_cookies' }];
     case 'assert_status':
