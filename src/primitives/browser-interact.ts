@@ -25,6 +25,9 @@ const ExtraStep = z.discriminatedUnion('action', [
   z.object({ action: z.literal('clear_cookies') }).strict(),
   /** the page's current URL contains `value` */
   z.object({ action: z.literal('assert_url_contains'), value: z.string().min(1) }).strict(),
+  z.object({ action: z.literal('assert_url_not_contains'), value: z.string().min(1) }).strict(),
+  /** keyboard focus is on a visible element other than the page body (after Tab presses) */
+  z.object({ action: z.literal('assert_focus_visible') }).strict(),
   /** the last navigation (url or goto) answered `status` */
   z.object({ action: z.literal('assert_status'), status: z.number().int().min(100).max(599) }).strict(),
 ]);
@@ -214,6 +217,14 @@ async function runInteractStep(s: InteractStep, e: StepEnv): Promise<string | un
     case 'assert_url_contains':
       if (!page.url().includes(s.value)) throw new Error(`the page is at ${pathOf(page.url())}, which lacks ${JSON.stringify(s.value)}`);
       return `url contains ${s.value}`;
+    case 'assert_url_not_contains':
+      if (page.url().includes(s.value)) throw new Error(`the page is still at ${pathOf(page.url())}, which contains ${JSON.stringify(s.value)}`);
+      return `url lacks ${s.value}`;
+    case 'assert_focus_visible': {
+      const ok = await page.evaluate(`(() => { const el = document.activeElement; if (!el || el === document.body || el === document.documentElement) return false; const st = getComputedStyle(el); const r = el.getBoundingClientRect(); return r.width > 0 && r.height > 0 && st.visibility !== 'hidden' && st.display !== 'none'; })()`);
+      if (!ok) throw new Error('no visible element has the keyboard focus');
+      return 'focus visible';
+    }
     case 'assert_status':
       if (e.live.status !== s.status) throw new Error(`the last navigation answered ${e.live.status ?? 'nothing'}, expected ${s.status}`);
       return `status ${s.status}`;

@@ -48,7 +48,9 @@ export const DomAssertSchema = z
      * open page, unless an HTTP response arrived after it was last used (then that response)
      */
     source: z.enum(['auto', 'page', 'last_response']).default('auto'),
-    assertions: z.array(DomAssertionSchema).min(1).max(50),
+    assertions: z.array(DomAssertionSchema).max(50).default([]),
+    /** one more assertion: the page's HTML source (the response body, or the open page's current HTML) contains one of these texts */
+    source_contains_any: z.array(z.string().min(1)).min(1).optional(),
     /** all: every assertion must hold; any: one is enough */
     require: z.enum(['all', 'any']).default('all'),
     wait_until: z.enum(['load', 'domcontentloaded', 'networkidle', 'commit']).default('load'),
@@ -63,6 +65,7 @@ export const DomAssertSchema = z
   .strict()
   .superRefine((v, ctx) => {
     if (v.url && v.source !== 'auto') ctx.addIssue({ code: 'custom', path: ['source'], message: 'source applies only without url' });
+    if (!v.assertions.length && !v.source_contains_any) ctx.addIssue({ code: 'custom', path: ['assertions'], message: 'give assertions or source_contains_any' });
   });
 
 /**
@@ -78,6 +81,7 @@ export const DOM_ASSERT = definePrimitive({
     let page: Page | undefined;
     let where = '';
     let closeStatic: (() => Promise<void>) | undefined;
+    let rawSource: string | undefined;
     try {
       if (input.url) {
         const url = appUrl(input.url, ctx.env.baseUrl);
@@ -109,6 +113,7 @@ export const DOM_ASSERT = definePrimitive({
           const last = ctx.state.last;
           if (!last) return { passed: false, message: 'no page is open and the chain has no HTTP response to read as HTML' };
           const html = typeof last.body === 'string' ? last.body : JSON.stringify(last.body ?? '');
+          rawSource = html;
           const opened = await staticDocument(ctx, html, input.viewport);
           page = opened.page;
           closeStatic = opened.close;
@@ -117,6 +122,11 @@ export const DOM_ASSERT = definePrimitive({
       }
       const results = [];
       for (const a of input.assertions) results.push(await check(page, a));
+      if (input.source_contains_any) {
+        const src = rawSource ?? (await page.content());
+        const hit = input.source_contains_any.find((t) => src.includes(t));
+        results.push({ selector: '(source)', ok: hit !== undefined, count: hit ? 1 : 0, why: hit ? `contains ${show(hit)}` : `the source contains none of ${show(input.source_contains_any)}` });
+      }
       const ok = results.filter((r) => r.ok).length;
       const passed = input.require === 'all' ? ok === results.length : ok > 0;
       const failed = results.filter((r) => !r.ok);

@@ -13,9 +13,10 @@ const Path = z.string().startsWith('/', 'a path on the app (starting with /)');
 
 export const OauthFlowSchema = z
   .object({
-    flow: z.enum(['authorization_code', 'client_credentials']),
+    /** authorize_request: only the authorization request (GET authorize_path, redirects not followed), checked by expect_status / expect_redirect_with */
+    flow: z.enum(['authorization_code', 'client_credentials', 'authorize_request']),
     authorize_path: Path.optional(),
-    token_path: Path,
+    token_path: Path.optional(),
     /** RFC 7591 dynamic client registration, used when no client_id is given (a fresh client per step) */
     register_path: Path.optional(),
     client_id: z.string().min(1).optional(),
@@ -39,11 +40,20 @@ export const OauthFlowSchema = z
     /** token: the step passes when a token was issued; answer: when the token endpoint answered (a following P15/P07 judges it) */
     expect: z.enum(['token', 'answer']).default('token'),
     timeout_ms: z.number().int().min(1000).max(120_000).default(30_000),
+    /** the code flow's browser: put the role's token into this cookie (an app whose web session is a token cookie) */
+    token_cookie: z.string().min(1).optional(),
+    /** authorize_request: the statuses that pass */
+    expect_status: z.array(z.number().int().min(100).max(599)).min(1).default([200, 302, 303]),
+    /** authorize_request: parameters the redirect (Location query or fragment) or an auto-posted form must carry */
+    expect_redirect_with: z.array(z.string().min(1)).optional(),
+    /** after a token was issued: call this endpoint with it (Bearer) and require 2xx and these top-level JSON fields */
+    verify: z.object({ path: Path, method: z.enum(['GET', 'POST']).default('GET'), expect_fields: z.array(z.string().min(1)).default([]) }).strict().optional(),
   })
   .strict()
   .superRefine((v, ctx) => {
-    if (v.flow === 'authorization_code' && !v.authorize_path) ctx.addIssue({ code: 'custom', path: ['authorize_path'], message: 'the authorization code flow needs authorize_path' });
-    if (!v.client_id && !v.register_path) ctx.addIssue({ code: 'custom', path: ['client_id'], message: 'give client_id or register_path' });
+    if (v.flow !== 'client_credentials' && !v.authorize_path) ctx.addIssue({ code: 'custom', path: ['authorize_path'], message: `${v.flow} needs authorize_path` });
+    if (v.flow !== 'authorize_request' && !v.token_path) ctx.addIssue({ code: 'custom', path: ['token_path'], message: `${v.flow} needs token_path` });
+    if (v.flow !== 'authorize_request' && !v.client_id && !v.register_path) ctx.addIssue({ code: 'custom', path: ['client_id'], message: 'give client_id or register_path' });
     if (v.client_auth === 'private_key_jwt' && v.client_id) ctx.addIssue({ code: 'custom', path: ['client_auth'], message: 'private_key_jwt registers its key: use register_path, not client_id' });
     if (v.wrong_code_verifier && (v.flow !== 'authorization_code' || v.pkce === 'none')) ctx.addIssue({ code: 'custom', path: ['wrong_code_verifier'], message: 'needs the authorization code flow with PKCE' });
   });
@@ -92,6 +102,7 @@ export const OAUTH_FLOW = definePrimitive({
   async run(input, ctx) {
     const auth = input.client_auth ?? (input.jwt_alg ? 'private_key_jwt' : input.client_secret ? 'client_secret_post' : 'none');
     const done: string[] = [];
+    if (input.flow === 'authorize_request') return authorizeRequest(ctx, input);
     try {
       const client = input.client_id ? { id: input.client_id, secret: input.client_secret } : await register(ctx, input, auth, done);
       if ('problem' in client) return { passed: false, message: client.problem, data: { done } };
@@ -110,15 +121,23 @@ export const OAUTH_FLOW = definePrimitive({
       if (auth === 'private_key_jwt') {
         const jti = input.assertion_jti ?? b64u(randomBytes(16));
         params.client_assertion_type = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
-        params.client_assertion = clientAssertion(client.id, new URL(input.token_path, ctx.env.baseUrl).toString(), jti);
+        params.client_assertion = clientAssertion(client.id, new URL(input.token_path!, ctx.env.baseUrl).toString(), jti);
         ctx.setVar('last_jti', jti);
       }
-      const r = await sessionRequest(ctx, { method: 'POST', path: input.token_path, headers, raw: form(params), timeoutMs: input.timeout_ms });
+      const r = await sessionRequest(ctx, { method: 'POST', path: input.token_path!, headers, raw: form(params), timeoutMs: input.timeout_ms });
       const body = (r.body && typeof r.body === 'object' ? r.body : {}) as Record<string, Json>;
       for (const k of ['access_token', 'refresh_token', 'id_token'] as const) if (typeof body[k] === 'string') ctx.setVar(k, body[k]);
       done.push(`token → ${r.status}`);
       const issued = r.status >= 200 && r.status < 300 && typeof body.access_token === 'string';
-      const passed = input.expect === 'answer' || issued;
+      let verified = true;
+      if (issued && input.verify) {
+        const v = await sessionRequest(ctx, { method: input.verify.method, path: input.verify.path, headers: { Authorization: `Bearer ${String(body.access_token)}` }, ...(input.verify.method === 'POST' ? { json: {} } : {}), timeoutMs: input.timeout_ms, record: false });
+        const vb = (v.body && typeof v.body === 'object' ? v.body : {}) as Record<string, unknown>;
+        const missing = input.verify.expect_fields.filter((f) => !(f in vb));
+        verified = v.status >= 200 && v.status < 300 && missing.length === 0;
+        done.push(`${input.verify.method} ${input.verify.path} with the token → ${v.status}${missing.length ? ` (missing ${missing.join(', ')})` : ''}`);
+      }
+      const passed = input.expect === 'answer' || (issued && verified);
       return {
         passed,
         message: `${input.flow}${input.wrong_code_verifier ? ' (wrong code_verifier)' : ''}: ${done.join('; ')}${issued ? `; ${String(body.token_type ?? 'token')} issued${body.scope ? ` for ${show(body.scope)}` : ''}` : `; no token${body.error ? ` (${show(body.error)})` : ''}`}`,
@@ -130,6 +149,41 @@ export const OAUTH_FLOW = definePrimitive({
     }
   },
 });
+
+/** GET the authorization endpoint (redirects not followed) and check the status and the redirect's parameters. */
+async function authorizeRequest(ctx: PrimitiveContext, input: Input) {
+  const q = new URLSearchParams();
+  if (input.client_id) q.set('client_id', input.client_id);
+  if (input.client_id || input.scopes.length) {
+    q.set('response_type', 'code');
+    q.set('redirect_uri', input.redirect_uri);
+    q.set('state', b64u(randomBytes(12)));
+  }
+  if (input.scopes.length) q.set('scope', input.scopes.join(' '));
+  const qs = q.toString();
+  const path = qs ? `${input.authorize_path}${input.authorize_path!.includes('?') ? '&' : '?'}${qs}` : input.authorize_path!;
+  try {
+    const r = await sessionRequest(ctx, { method: 'GET', path, headers: { Accept: 'text/html,application/json' }, timeoutMs: input.timeout_ms });
+    const problems: string[] = [];
+    if (!input.expect_status.includes(r.status)) problems.push(`status ${r.status} (expected ${input.expect_status.join(', ')})`);
+    if (input.expect_redirect_with) {
+      const found = new Set<string>();
+      const loc = r.headers.location;
+      if (loc) {
+        const u = new URL(loc, ctx.env.baseUrl);
+        for (const k of [...u.searchParams.keys(), ...new URLSearchParams(u.hash.replace(/^#/, '')).keys()]) found.add(k);
+      }
+      const text = typeof r.body === 'string' ? r.body : '';
+      for (const m of text.matchAll(/<input[^>]*name=["']([^"']+)["']/gi)) found.add(m[1]);
+      const missing = input.expect_redirect_with.filter((k) => !found.has(k));
+      if (missing.length) problems.push(`the redirect carries no ${missing.join(', ')}`);
+    }
+    return { passed: problems.length === 0, message: `GET ${input.authorize_path} → ${r.status}${r.headers.location ? ` (Location ${show(r.headers.location.slice(0, 120))})` : ''}${problems.length ? `; ${problems.join('; ')}` : ''}`, data: { status: r.status } };
+  } catch (e) {
+    if (e instanceof HttpTransportError) return { passed: false, message: `GET ${input.authorize_path}: ${e.message}` };
+    throw e;
+  }
+}
 
 async function register(ctx: PrimitiveContext, input: Input, auth: string, done: string[]): Promise<{ id: string; secret?: string } | { problem: string }> {
   const meta: Record<string, Json> = {
@@ -161,7 +215,7 @@ async function authorize(ctx: PrimitiveContext, input: Input, clientId: string, 
   await releaseOne(ctx.state, CHAIN_BROWSER); // one page per chain (see browser-live.ts)
   const release = await acquirePageSlot();
   const browser = await (ctx.env.browser ?? sharedBrowser)();
-  const context = await openAppContext(ctx, browser, { viewport: { width: 1280, height: 800 } });
+  const context = await openAppContext(ctx, browser, { viewport: { width: 1280, height: 800 }, tokenCookie: input.token_cookie });
   let redirected: URL | undefined;
   try {
     const target = input.redirect_uri.replace(/[?#].*$/, '');

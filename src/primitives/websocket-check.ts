@@ -47,8 +47,13 @@ export const WebsocketCheckSchema = z
     origin: z.boolean().default(true),
     connect_timeout_ms: z.number().int().min(100).max(60_000).default(10_000),
     steps: z.array(WsStepSchema).max(50).default([]),
+    /** the server must refuse the connection (the upgrade answers an HTTP error, or the socket is closed at once) */
+    expect_refused: z.boolean().default(false),
   })
-  .strict();
+  .strict()
+  .superRefine((v, ctx) => {
+    if (v.expect_refused && v.steps.length) ctx.addIssue({ code: 'custom', path: ['steps'], message: 'a refused connection has no steps' });
+  });
 
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '0.0.0.0', '::1', '[::1]']);
 
@@ -139,6 +144,15 @@ export const WEBSOCKET_CHECK = definePrimitive({
     });
     const log: string[] = [];
     const base = { url: `${path}`, subprotocol: ws.protocol || null };
+    if (input.expect_refused) {
+      // open, then closed by the server within a second, counts as refused too
+      const shut = opened ?? (await new Promise<string | undefined>((r) => {
+        const t = setTimeout(() => r(undefined), 1000);
+        ws.once('close', (code) => (clearTimeout(t), r(`closed at once (code ${code})`)));
+      }));
+      ws.terminate();
+      return { passed: shut !== undefined, message: `WebSocket ${path}: ${shut ? `refused as expected: ${shut}` : 'the connection was accepted (expected a refusal)'}`, data: base };
+    }
     if (opened) {
       ws.terminate();
       return { passed: false, message: `WebSocket ${path}: ${opened}`, data: base };

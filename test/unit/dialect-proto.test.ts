@@ -170,6 +170,32 @@ describe('P21: a log check or a WebSocket, by its inputs', () => {
   });
 });
 
+describe('the five later tasks (gavmyneb, ididetxj, iyjruvfz, egsszeqg)', () => {
+  test('gavmyneb: tab × times, focus and URL assertions; P19 without url opens /, attr/assert/pattern, visible; P22 token; P25 authorization request', () => {
+    const { step } = load('gavmyneb');
+    assert.deepEqual(step('GA1').inputs.steps, [{ action: 'goto', url: '/login' }, { action: 'press', key: 'Tab' }, { action: 'press', key: 'Tab' }, { action: 'assert_focus_visible' }, { action: 'assert_url_not_contains', value: '/login' }]);
+    assert.deepEqual(step('GA2').inputs, { url: '/', assertions: [{ selector: "script[src*='/dist/']", exists: true }] });
+    assert.deepEqual(step('GA2', 1).inputs.assertions, [{ selector: 'html', attribute: 'lang', value_regex: '^en' }, { selector: '#x', visibility: 'visible', text_any: ['Hi'] }]);
+    assert.deepEqual(step('GA3').inputs, { endpoint: '/api/graphql', query: '{ a }', variables: {}, expect_no_errors: true, headers: { Authorization: 'Bearer {{admin_token}}' } });
+    assert.deepEqual(step('GA4').inputs, { client_id: '{{dev_key}}', redirect_uri: 'http://localhost:9999/cb', scopes: [], authorize_path: '/login/oauth2/auth', flow: 'authorize_request', expect_status: [200, 302] });
+    assert.deepEqual(step('GA4').notes, { _token_url_unused: '/login/oauth2/token' });
+    assert.deepEqual(step('GA4', 1).inputs, { authorize_path: '/api/lti/authorize_redirect', flow: 'authorize_request', expect_redirect_with: ['id_token', 'state'] });
+  });
+  test('ididetxj: actions, the admin token cookie, a visible element; the code flow with PKCE and the userinfo check', () => {
+    const { step } = load('ididetxj');
+    assert.deepEqual(step('ID1').inputs, { url: 'http://localhost:8031/settings', login_as: { role: 'admin' }, token_cookie: 'accessToken', steps: [{ action: 'wait_for_selector', selector: '[role=switch]' }, { action: 'click', selector: '#b' }, { action: 'fill', selector: '#i', value: 'v' }], timeout_ms: 20000 });
+    assert.deepEqual(step('ID1', 1).inputs, { assertions: [{ selector: '[role=switch]', visibility: 'visible' }] });
+    assert.deepEqual(step('ID2').inputs, { client_id: '{{cid}}', client_secret: '{{csec}}', redirect_uri: 'http://localhost/cb', scopes: ['read', 'write'], authorize_path: '/oauth/authorize', flow: 'authorization_code', token_path: '/oauth/token', pkce: 'S256', token_cookie: 'accessToken', verify: { path: '/api/auth.info', method: 'POST', expect_fields: ['data'] } });
+  });
+  test('iyjruvfz: texts in the last response; its P25 flows were backdoors or missing → PUBLISHED_STUB; egsszeqg: a refused socket', () => {
+    const { step } = load('iyjruvfz');
+    assert.deepEqual(step('IY1').inputs, { source_contains_any: ['Sign in', 'Login'], source: 'last_response' });
+    assert.match(step('IY1', 1).inputs.reason, /had no flow "pkce_authorization_code"/);
+    assert.match(step('IY1', 2).inputs.reason, /backdoors/);
+    assert.deepEqual(load('egsszeqg').step('EG1'), { type: 'WEBSOCKET_CHECK', inputs: { url: '/runners/_ws', expect_refused: true } });
+  });
+});
+
 describe('P22, P_INGEST, P30', () => {
   test('P22 → GRAPHQL_QUERY: path → endpoint, the task\'s default endpoint, store_as; notes kept; a stub task → PUBLISHED_STUB', () => {
     const y = load('ychlukjm');

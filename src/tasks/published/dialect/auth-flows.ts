@@ -1,5 +1,5 @@
 import type { DialectContext, StepDialect } from './types';
-import type { Inputs } from './util';
+import { isObject, type Inputs } from './util';
 
 /** Tasks whose evaluator's P25 was a stub that always failed. */
 const P25_STUB: Record<string, string> = {
@@ -34,10 +34,69 @@ export const authFlowsDialect: StepDialect = {
       }
       return { type: 'TOTP_CODE', inputs: { ...out, ...i } };
     }
+    if (ctx.task === 'iyjruvfz') return { type: 'PUBLISHED_STUB', inputs: { published_type: 'P25', reason: IYJ_REASON(i.flow), published_inputs: i } };
+    if (ctx.task === 'gavmyneb' || ctx.task === 'ididetxj') return { type: 'OAUTH_FLOW', inputs: oauthOther(i, ctx) };
     if (P25_STUB[ctx.task]) return { type: 'PUBLISHED_STUB', inputs: { published_type: 'P25', reason: `task_${ctx.task}'s evaluator: ${P25_STUB[ctx.task]}`, published_inputs: i } };
     return { type: 'OAUTH_FLOW', inputs: oauth(i, ctx) };
   },
 };
+
+const IYJ_REASON = (flow: unknown) =>
+  flow === 'platform_oauth_token_exchange' || flow === undefined || flow === 'generic_oauth_refresh_token'
+    ? `task_iyjruvfz's evaluator ran this flow through backdoors (a grant row inserted into the app's database, or a refresh token forged with the app's secret read from its container); saasbench does not use backdoors and the step's inputs give no black-box flow`
+    : `task_iyjruvfz's evaluator had no flow ${JSON.stringify(flow)} (it always failed: "unsupported flow")`;
+
+/**
+ * gavmyneb: `flow: authorization_code` was only the authorization request (GET authorize_url, 200
+ * or 302 passed; the code was never exchanged) and `flow: oidc` a stub that passed; ididetxj ran
+ * the whole code flow with PKCE and checked the token at `verify_userinfo`.
+ */
+function oauthOther(i: Inputs, ctx: DialectContext): Inputs {
+  const out: Inputs = {};
+  const take = (k: string) => {
+    const v = i[k];
+    delete i[k];
+    return v;
+  };
+  const flow = take('flow');
+  const authorize = 'authorize_url' in i ? take('authorize_url') : take('authorize_path');
+  const token = take('token_url');
+  if ('client_id' in i) out.client_id = take('client_id');
+  if ('client_secret' in i) out.client_secret = take('client_secret');
+  if ('redirect_uri' in i) out.redirect_uri = take('redirect_uri');
+  if ('scope' in i) {
+    const sc = take('scope');
+    out.scopes = typeof sc === 'string' ? sc.split(/\s+/).filter(Boolean) : sc;
+  }
+  out.authorize_path = authorize;
+  if (ctx.task === 'gavmyneb') {
+    out.flow = 'authorize_request';
+    if (flow === 'authorization_code') {
+      out.expect_status = [200, 302];
+      if (token !== undefined) out._token_url_unused = token;
+      ctx.spelling('flow: authorization_code (gavmyneb)', 'flow: authorize_request, expect_status [200, 302]', 'the authorization request is accepted (its evaluator never exchanged a code)');
+    } else if (flow === 'oidc') {
+      if ('expect_redirect_with' in i) out.expect_redirect_with = take('expect_redirect_with');
+      ctx.spelling('flow: oidc + expect_redirect_with', 'flow: authorize_request + expect_redirect_with', 'the OIDC authorization redirect carries these parameters (its evaluator passed without trying)');
+    } else ctx.issue('inputs.flow', `unknown flow ${JSON.stringify(flow)}`);
+    return { ...out, ...i };
+  }
+  // ididetxj
+  if (flow !== 'authorization_code') ctx.issue('inputs.flow', `unknown flow ${JSON.stringify(flow)}`);
+  out.flow = 'authorization_code';
+  out.token_path = token;
+  const pkce = take('pkce');
+  out.pkce = isObject(pkce) && typeof pkce.method === 'string' ? pkce.method : 'S256';
+  const creds = take('login_credentials');
+  if (isObject(creds) && 'session_token' in creds) {
+    out.token_cookie = 'accessToken';
+    ctx.spelling('login_credentials.session_token', 'token_cookie: accessToken (the chain\'s admin session)', 'the user is logged in through the admin session cookie (its evaluator minted one)');
+  }
+  const v = take('verify_userinfo');
+  if (isObject(v)) out.verify = { path: v.url, method: 'POST', expect_fields: v.expected_fields ?? ['data'] };
+  ctx.spelling('flow: authorization_code + authorize_url/token_url, pkce.method, verify_userinfo', 'OAUTH_FLOW authorization_code, pkce, verify', 'the code flow with PKCE, then the token works at the userinfo endpoint');
+  return { ...out, ...i };
+}
 
 /**
  * lgzivily (OpenEMR, SMART on FHIR): `flow` authorization_code_pkce | client_credentials_jwt. Its

@@ -74,6 +74,16 @@ function renderDom(i: Inputs, ctx: DialectContext): Inputs {
 }
 
 /** One published browser step → the canonical step(s) (a kmasmnil `login` is several). */
+function browserSteps(raw: unknown, ctx: DialectContext, at: string, notes: Inputs): Inputs[] {
+  if (isObject(raw) && raw.action === 'tab') {
+    // gavmyneb: `tab` `times` = that many Tab presses
+    const n = typeof raw.times === 'number' ? raw.times : 1;
+    ctx.spelling('steps[].action: tab (times)', 'press Tab × times', 'move the keyboard focus');
+    return Array.from({ length: n }, () => ({ action: 'press', key: 'Tab' }));
+  }
+  return [browserStep(raw, ctx, at, notes)];
+}
+
 function browserStep(raw: unknown, ctx: DialectContext, at: string, notes: Inputs): Inputs {
   if (!isObject(raw) || typeof raw.action !== 'string') {
     ctx.issue(at, 'a step is an object with an action');
@@ -146,6 +156,30 @@ function interact(i: Inputs, ctx: DialectContext): Inputs {
     else Object.assign(out, { login_as: ADMIN, token_cookie: 't' });
     if ('selector' in i) out.wait_for_selector = take('selector');
     ctx.spelling('url + wait_ms (+ no_auth)', 'url, settle_ms (≤ 10 s), min_html_chars 1000, fail_on_error_title; login_as admin + token_cookie "t" unless no_auth', 'open the page as the admin (token in cookie t) or anonymously; it must render more than 1000 characters and not be an error page');
+  } else if (ctx.task === 'ididetxj') {
+    // url + actions [{wait_for_selector, timeout_ms} | {click} | {fill: {selector, value}}]; the admin's session token in cookie accessToken
+    out.url = take('url');
+    const browser = take('browser');
+    if (browser !== undefined && browser !== 'chromium') ctx.issue('inputs.browser', `only chromium is available (got ${JSON.stringify(browser)})`);
+    if ('auth_cookie' in i) {
+      take('auth_cookie');
+      Object.assign(out, { login_as: ADMIN, token_cookie: 'accessToken' });
+      ctx.spelling('auth_cookie', 'login_as: admin + token_cookie: accessToken', 'browse as the admin, its token in the accessToken cookie (the evaluator minted an admin session there)');
+    }
+    const actions = take('actions');
+    const steps: Inputs[] = [];
+    let timeout = 15_000;
+    for (const [n, a] of (Array.isArray(actions) ? actions : []).entries()) {
+      if (isObject(a) && typeof a.wait_for_selector === 'string') {
+        steps.push({ action: 'wait_for_selector', selector: a.wait_for_selector });
+        if (typeof a.timeout_ms === 'number') timeout = Math.max(timeout, a.timeout_ms);
+      } else if (isObject(a) && typeof a.click === 'string') steps.push({ action: 'click', selector: a.click });
+      else if (isObject(a) && isObject(a.fill)) steps.push({ action: 'fill', selector: a.fill.selector, value: a.fill.value });
+      else ctx.issue(`inputs.actions[${n}]`, 'expected {wait_for_selector, timeout_ms}, {click} or {fill: {selector, value}}');
+    }
+    out.steps = steps;
+    out.timeout_ms = timeout;
+    ctx.spelling('actions[{wait_for_selector | click | fill}]', 'steps[]', 'wait for / click / fill elements of the page');
   } else if (ctx.task === 'ychlukjm') {
     out.url = take('url');
     out.wait_until = 'domcontentloaded';
@@ -158,7 +192,7 @@ function interact(i: Inputs, ctx: DialectContext): Inputs {
     out.anonymous = true;
     if (ctx.task === 'mjobbzsi') out.fake_media = true;
     const notes: Inputs = {};
-    out.steps = Array.isArray(steps) ? steps.map((s, n) => browserStep(s, ctx, `inputs.steps[${n}]`, notes)) : [];
+    out.steps = Array.isArray(steps) ? steps.flatMap((s, n) => browserSteps(s, ctx, `inputs.steps[${n}]`, notes)) : [];
     if (Object.keys(notes).length) out._step_notes = notes;
     if (!Array.isArray(steps)) ctx.issue('inputs.steps', 'a list of steps is required');
     if ('url' in i) out.url = take('url');
@@ -225,6 +259,21 @@ function domAssert(i: Inputs, ctx: DialectContext): Inputs {
     return v;
   };
   if ('url' in i) out.url = take('url');
+  else if (ctx.task === 'gavmyneb') {
+    out.url = '/';
+    ctx.spelling('(no url)', 'url: /', 'task_gavmyneb\'s evaluator opened / when the step named no page');
+  }
+  if ('selector_or_text_one_of' in i) {
+    out.source_contains_any = take('selector_or_text_one_of');
+    out.source = 'last_response';
+    ctx.spelling('selector_or_text_one_of', 'source_contains_any (source: last_response)', 'the last response\'s text contains one of these strings');
+  }
+  if ('assertion' in i && 'selector' in i) {
+    const kind = take('assertion');
+    if (kind !== 'visible') ctx.issue('inputs.assertion', `unknown assertion ${JSON.stringify(kind)} (known: visible)`);
+    assertions.push({ selector: take('selector'), visibility: 'visible' });
+    ctx.spelling('selector + assertion: visible', 'assertions[{selector, visibility: visible}]', 'the element is visible');
+  }
   if ('no_auth' in i) {
     if (take('no_auth') === true) out.anonymous = true;
     ctx.spelling('no_auth', 'anonymous', 'check the page without the chain\'s session');
@@ -266,12 +315,13 @@ function domAssert(i: Inputs, ctx: DialectContext): Inputs {
   }
   // a selector given twice (xayqujrv repeats its assertions under `selectors`) is checked once
   const seen = new Set<string>();
-  out.assertions = assertions.filter((a) => {
+  const unique = assertions.filter((a) => {
     const k = JSON.stringify(a);
     if (seen.has(k)) return false;
     seen.add(k);
     return true;
   });
+  if (unique.length || !out.source_contains_any) out.assertions = unique;
   if (Object.keys(notes).length) out._assertion_notes = notes;
   return { ...out, ...i };
 }
@@ -302,6 +352,19 @@ function assertion(raw: unknown, ctx: DialectContext, at: string, notes: Inputs,
     delete a.check;
     delete a.expected;
     ctx.spelling('assertions[].check: visibility_or_opacity + expected: hidden_or_reduced', 'visibility: hidden_or_faded', 'every matching element is hidden or drawn with reduced opacity (an auto-hidden toolbar)');
+  }
+  if (a.visible === true) {
+    out.visibility = 'visible';
+    delete a.visible;
+    ctx.spelling('assertions[].visible', 'visibility: visible', 'the element is visible');
+  }
+  if ('attr' in a && a.assert === 'matches') {
+    out.attribute = a.attr;
+    out.value_regex = a.pattern;
+    delete a.attr;
+    delete a.assert;
+    delete a.pattern;
+    ctx.spelling('assertions[].attr + assert: matches + pattern', 'attribute + value_regex', 'the element\'s attribute matches the regex');
   }
   if ('expected' in a) {
     const e = a.expected;

@@ -8,7 +8,9 @@ const P22_STUB: Record<string, string> = {
   xayqujrv: '"GraphQL not in scope for this REST-only platform" (always fails)',
 };
 /** The endpoint each task's evaluator used when the step names none. */
-const DEFAULT_ENDPOINT: Record<string, string> = { ychlukjm: '/api/v2/graphql', fpumriig: '/graphql', rjhcjrst: '/graphql' };
+const DEFAULT_ENDPOINT: Record<string, string> = { ychlukjm: '/api/v2/graphql', fpumriig: '/graphql', rjhcjrst: '/graphql', gavmyneb: '/api/graphql' };
+/** Tasks whose evaluator defaulted expect_no_errors to true (the canonical default is false). */
+const NO_ERRORS_BY_DEFAULT = ['rjhcjrst', 'gavmyneb'];
 
 /** P22 → GRAPHQL_QUERY; ychlukjm's P_INGEST → METADATA_INGEST. */
 export const graphqlDialect: StepDialect = {
@@ -22,8 +24,13 @@ export const graphqlDialect: StepDialect = {
         i.endpoint = DEFAULT_ENDPOINT[ctx.task];
         ctx.spelling('(no endpoint)', `endpoint: ${DEFAULT_ENDPOINT[ctx.task]}`, 'the endpoint this task\'s evaluator used by default');
       }
-      // rjhcjrst's evaluator defaulted expect_no_errors to true, the others to false (the canonical default)
-      if (!('expect_no_errors' in i) && ctx.task === 'rjhcjrst') i.expect_no_errors = true;
+      if (!('expect_no_errors' in i) && NO_ERRORS_BY_DEFAULT.includes(ctx.task)) i.expect_no_errors = true;
+      if ('token' in i) {
+        const t = i.token;
+        delete i.token;
+        i.headers = { ...(typeof i.headers === 'object' && i.headers ? (i.headers as Inputs) : {}), Authorization: `Bearer ${String(t)}` };
+        ctx.spelling('token', 'headers.Authorization: Bearer <token>', 'send the query with this bearer token');
+      }
       return { type: 'GRAPHQL_QUERY', inputs: i };
     }
     const map: [string, string, string][] = [

@@ -6,7 +6,7 @@ import { isObject, type Inputs } from './util';
  * mjobbzsi, rjhcjrst and sgdoserd, a WebSocket connection (WEBSOCKET_CHECK). The inputs decide:
  * `url`/`path`/`subprotocol`/`send`/`steps`/`expect_*` are a socket, `log_path`/`pattern` a log.
  */
-const WS_KEYS = ['url', 'path', 'subprotocol', 'protocol', 'subscribe', 'send', 'steps', 'expect_message', 'expect_event', 'expect_first_event', 'expect_response', 'trigger_after_connect', 'auth_via'];
+const WS_KEYS = ['url', 'path', 'expect_connected', 'subprotocol', 'protocol', 'subscribe', 'send', 'steps', 'expect_message', 'expect_event', 'expect_first_event', 'expect_response', 'trigger_after_connect', 'auth_via'];
 
 export const realtimeDialect: StepDialect = {
   types: ['P21'],
@@ -46,6 +46,13 @@ function socket(i: Inputs, ctx: DialectContext): Inputs {
   if ('path' in i) ctx.issue('inputs.path', 'url and path are both given');
   out.url = url;
   if (ctx.task === 'sgdoserd' && url !== undefined) ctx.spelling('path', 'url', 'the WebSocket path on the app');
+  if ('expect_connected' in i) {
+    const c = take(i, 'expect_connected');
+    if (c === false) out.expect_refused = true;
+    else if (c !== true) ctx.issue('inputs.expect_connected', 'must be true or false');
+    ctx.spelling('expect_connected: false', 'expect_refused: true', 'the server refuses the connection');
+    if (c === false) return { ...out, ...i };
+  }
   const timeout = typeof i.timeout_ms === 'number' ? (take(i, 'timeout_ms') as number) : undefined;
   if ('subprotocol' in i) {
     const p = take(i, 'subprotocol');
