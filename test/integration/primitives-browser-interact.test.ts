@@ -53,6 +53,7 @@ before(async () => {
     }
     if (url.pathname === '/spa') return html(200, page('<div id="root"></div><p id="present">static</p><script>document.getElementById("root").innerHTML = "<span id=\\"added\\">by script</span>"</script>'));
     if (url.pathname === '/media') return html(200, page('<p id="m">waiting</p><script>navigator.mediaDevices.getUserMedia({ video: true }).then(function () { document.getElementById("m").textContent = "camera ok"; }, function (e) { document.getElementById("m").textContent = "camera " + e.name; })</script>'));
+    if (url.pathname === '/whoami') return html(200, page(`<p id="who">${(/(?:^|;\s*)t=([^;]+)/.exec(req.headers.cookie ?? '') ?? [])[1] ?? 'nobody'}</p><p id="hdr">${req.headers.authorization ?? ''}</p>`));
     if (url.pathname === '/gone') return html(404, page('<h1>Not here</h1>'));
     html(404, 'not found');
   });
@@ -195,6 +196,31 @@ describe('BROWSER_INTERACT + DOM_ASSERT on pages served on 127.0.0.1 (Debian Chr
       if (prev === undefined) delete process.env.SAASBENCH_BROWSER_PAGES;
       else process.env.SAASBENCH_BROWSER_PAGES = prev;
     }
+  });
+});
+
+describe('BROWSER_INTERACT: keyboard focus, URL checks, the token cookie; DOM_ASSERT source texts', () => {
+  test('Tab moves the focus onto a visible field; URL assertions; the role token lands in the named cookie; texts in the page source', async () => {
+    const ctx = chain();
+    const r = await runPrimitive(BROWSER_INTERACT, { url: '/login', steps: [{ action: 'press', key: 'Tab' }, { action: 'assert_focus_visible' }, { action: 'assert_url_not_contains', value: '/dashboard' }] }, ctx);
+    assert.equal(r.passed, true, r.message);
+    // one chain at a time: each holds a page slot until it is released (two slots here)
+    const blank = await runPrimitive(BROWSER_INTERACT, { url: '/spa', steps: [{ action: 'assert_focus_visible' }] }, ctx);
+    assert.match(blank.message, /no visible element has the keyboard focus/);
+    const still = await runPrimitive(BROWSER_INTERACT, { url: '/login', steps: [{ action: 'assert_url_not_contains', value: '/login' }] }, ctx);
+    assert.match(still.message, /still at \/login/);
+    await releaseChain(ctx.state);
+    const tok = chain();
+    tok.state.auth = { role: 'admin', sessions: { admin: { headers: { Authorization: 'Token abc123' }, cookies: [], kind: 'api_key' } } };
+    await runPrimitive(BROWSER_INTERACT, { url: '/whoami', token_cookie: 't' }, tok);
+    assert.match(String(tok.state.vars.rendered_dom), /<p id="who">abc123<\/p>/);
+    const src = await runPrimitive(DOM_ASSERT, { source: 'page', source_contains_any: ['nothing-like-it', 'Token abc123'] }, tok);
+    assert.equal(src.passed, true, src.message);
+    tok.state.last = { method: 'GET', path: '/x', status: 200, headers: {}, body: '<script>window.parent.postMessage({dimension: 1})</script>', elapsedMs: 1 };
+    const resp = await runPrimitive(DOM_ASSERT, { source: 'last_response', source_contains_any: ['postMessage'] }, tok);
+    assert.equal(resp.passed, true, resp.message);
+    const none = await runPrimitive(DOM_ASSERT, { source: 'last_response', source_contains_any: ['Sign in'] }, tok);
+    assert.match(none.message, /the source contains none of \["Sign in"\]/);
   });
 });
 

@@ -79,6 +79,7 @@ before(async () => {
         if (code.challenge && createHash('sha256').update(v).digest('base64url') !== code.challenge) return send(res, 400, { error: 'invalid_grant', error_description: 'code_verifier' });
         return send(res, 200, { access_token: `at-${code.patient ?? 'none'}`, refresh_token: 'rt', id_token: 'idt', token_type: 'Bearer', expires_in: 600, scope: code.scope, patient: code.patient });
       }
+      if (url.pathname === '/api/userinfo') return /^Bearer at-/.test(req.headers.authorization ?? '') ? send(res, 200, { data: { user: 'admin' } }) : send(res, 401, { error: 'no' });
       send(res, 404, { error: 'not found' });
     });
   });
@@ -142,6 +143,23 @@ describe('OAUTH_FLOW against an authorization server of our own on 127.0.0.1', (
     const unknown = await runPrimitive(OAUTH_FLOW, { flow: 'client_credentials', token_path: '/oauth2/default/token', client_id: 'nobody', client_secret: 'x' }, makeCtx(env()));
     assert.equal(unknown.passed, false);
     assert.match(unknown.message, /token → 401; no token \("invalid_client"\)/);
+  });
+
+  test('authorize_request: the status and the redirect\'s parameters; verify: the token works at an endpoint', async () => {
+    const reg = await fetch(`${baseUrl}/oauth2/default/registration`, { method: 'POST', body: JSON.stringify({ redirect_uris: ['http://127.0.0.1:9/callback'], token_endpoint_auth_method: 'none' }) }).then((r) => r.json() as Promise<{ client_id: string }>);
+    const ok = await runPrimitive(OAUTH_FLOW, { flow: 'authorize_request', authorize_path: '/oauth2/default/authorize', client_id: reg.client_id, expect_status: [302], expect_redirect_with: ['return'] }, makeCtx(env()));
+    assert.equal(ok.passed, true, ok.message);
+    const missing = await runPrimitive(OAUTH_FLOW, { flow: 'authorize_request', authorize_path: '/oauth2/default/authorize', client_id: reg.client_id, expect_redirect_with: ['id_token', 'state'] }, makeCtx(env()));
+    assert.equal(missing.passed, false);
+    assert.match(missing.message, /the redirect carries no id_token, state/);
+    const bad = await runPrimitive(OAUTH_FLOW, { flow: 'authorize_request', authorize_path: '/oauth2/default/authorize', client_id: 'unknown' }, makeCtx(env()));
+    assert.match(bad.message, /status 400 \(expected 200, 302, 303\)/);
+    const verified = await runPrimitive(OAUTH_FLOW, { ...PKCE, verify: { path: '/api/userinfo', expect_fields: ['data'] } }, makeCtx(env()));
+    assert.equal(verified.passed, true, verified.message);
+    assert.match(verified.message, /GET \/api\/userinfo with the token → 200/);
+    const lacking = await runPrimitive(OAUTH_FLOW, { ...PKCE, verify: { path: '/api/userinfo', expect_fields: ['email'] } }, makeCtx(env()));
+    assert.equal(lacking.passed, false);
+    assert.match(lacking.message, /missing email/);
   });
 
   test('schema: the code flow needs authorize_path; a client or a registration endpoint is required', () => {

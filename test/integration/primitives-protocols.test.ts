@@ -136,6 +136,13 @@ describe('WEBSOCKET_CHECK against a ws server on 127.0.0.1', () => {
     const noOrigin = await runPrimitive(WEBSOCKET_CHECK, { url: '/cable', origin: false, steps: [] }, makeCtx(env()));
     assert.equal(noOrigin.passed, false);
     assert.match(noOrigin.message, /upgrade refused|connection failed/);
+    const refused = await runPrimitive(WEBSOCKET_CHECK, { url: '/cable', origin: false, expect_refused: true }, makeCtx(env()));
+    assert.equal(refused.passed, true, refused.message);
+    const closedAtOnce = await runPrimitive(WEBSOCKET_CHECK, { url: '/api/ws', session: 'none', expect_refused: true }, makeCtx(env()));
+    assert.equal(closedAtOnce.passed, true, closedAtOnce.message);
+    const accepted = await runPrimitive(WEBSOCKET_CHECK, { url: '/xmpp', subprotocols: ['xmpp'], expect_refused: true }, makeCtx(env()));
+    assert.equal(accepted.passed, false);
+    assert.match(accepted.message, /accepted \(expected a refusal\)/);
     const other = await runPrimitive(WEBSOCKET_CHECK, { url: 'wss://example.com/x' }, makeCtx(env()));
     assert.match(other.message, /not the app under test/);
   });
