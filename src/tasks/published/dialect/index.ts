@@ -1,4 +1,8 @@
 import type { InputIssue } from '../../../errors';
+import { dbQueryDialect } from './db-query';
+import { dbSchemaDialect } from './db-schema';
+import { execDialect } from './exec';
+import { filesDialect } from './files';
 import { normalizeNode, normalizeStepShell } from './node';
 import type { DialectContext, SpellingUse, StepDialect } from './types';
 import { isObject, takeNotes, type Inputs } from './util';
@@ -7,7 +11,12 @@ import { isObject, takeNotes, type Inputs } from './util';
  * Every published type's dialect. Adding one = one module + one line here. A type without a
  * dialect passes through unchanged and meets the canonical schema as it is.
  */
-const DIALECTS: StepDialect[] = [];
+const DIALECTS: StepDialect[] = [
+  filesDialect, // P01–P03
+  dbQueryDialect, // P08
+  dbSchemaDialect, // P09–P11
+  execDialect, // P12
+];
 
 const byType = new Map<string, StepDialect>();
 for (const d of DIALECTS) for (const t of d.types) byType.set(t.toUpperCase(), d);
