@@ -40,7 +40,7 @@ export const RowCheckSchema = z
     match: z.enum(['first', 'all']).optional(),
     operator: z.enum(CHECK_OPS),
     expected: JsonSchema.optional(),
-    /** equals/not_equals: numbers within this distance are equal; gte/lte: the bound is widened by it */
+    /** equals/not_equals: numbers within this distance are equal */
     tolerance: z.number().min(0).optional(),
     /** regex: case-insensitive */
     ignore_case: z.boolean().optional(),
@@ -51,6 +51,7 @@ export const RowCheckSchema = z
     if (a.field !== undefined && a.path !== undefined) issue('give field or path, not both', 'path');
     if (a.rows !== undefined && a.path !== undefined) issue('rows applies to field checks', 'rows');
     if (a.match !== undefined && a.path === undefined) issue('match applies to path checks', 'match');
+    if (a.tolerance !== undefined && a.operator !== 'equals' && a.operator !== 'not_equals') issue(`tolerance applies to equals/not_equals, not ${a.operator}`, 'tolerance');
     const e = a.expected;
     if (NULLARY.includes(a.operator)) {
       if (e !== undefined) issue(`${a.operator} takes no expected value`);
@@ -71,7 +72,6 @@ export function dbEqual(actual: unknown, expected: unknown, tolerance?: number):
     const n = asNumeric(actual);
     return n !== undefined && n === (expected ? 1 : 0);
   }
-  if (typeof actual === 'boolean' && typeof expected === 'number') return expected === (actual ? 1 : 0);
   const a = asNumeric(actual);
   const e = asNumeric(expected);
   if ((typeof actual === 'number' || typeof expected === 'number') && a !== undefined && e !== undefined) {
@@ -83,7 +83,6 @@ export function dbEqual(actual: unknown, expected: unknown, tolerance?: number):
 
 /** Does `actual` satisfy `op expected`? A reason comes back when it does not. */
 export function applyCheck(op: CheckOp, actual: unknown, expected: unknown, o: { tolerance?: number; ignoreCase?: boolean } = {}): { ok: boolean; why?: string } {
-  const tol = o.tolerance ?? 0;
   const num = (f: (a: number, b: number) => boolean) => {
     const a = asNumeric(actual);
     if (a === undefined) return { ok: false, why: `${show(actual)} is not a number` };
@@ -97,9 +96,9 @@ export function applyCheck(op: CheckOp, actual: unknown, expected: unknown, o: {
     case 'equals': return { ok: dbEqual(actual, expected, o.tolerance) };
     case 'not_equals': return { ok: !dbEqual(actual, expected, o.tolerance) };
     case 'gt': return num((a, b) => a > b);
-    case 'gte': return num((a, b) => a >= b - tol);
+    case 'gte': return num((a, b) => a >= b);
     case 'lt': return num((a, b) => a < b);
-    case 'lte': return num((a, b) => a <= b + tol);
+    case 'lte': return num((a, b) => a <= b);
     case 'in': return { ok: (expected as unknown[]).some((x) => dbEqual(actual, x)) };
     case 'starts_with': return typeof actual === 'string' ? { ok: actual.startsWith(expected as string) } : { ok: false, why: `${show(actual)} is not a string` };
     case 'regex': {

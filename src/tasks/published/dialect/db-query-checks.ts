@@ -127,7 +127,9 @@ export function assertionChecks(a: Inputs, i: number, o: { task: string; mongo: 
       push('min_length', x.expected);
     } else {
       const op = opWord(rawOp, ctx, `${at}.operator`);
-      if (op) push(op, ['exists', 'not_exists', 'not_null', 'is_null'].includes(op) ? undefined : x.expected, tolerance !== undefined ? { tolerance } : {});
+      const tol = tolerance !== undefined && (op === 'equals' || op === 'not_equals') ? { tolerance } : {};
+      if (tolerance !== undefined && !('tolerance' in tol)) ctx.spelling('assertions[].tolerance beside an ordering operator', '(exact bound)', 'a tolerance only widens equality; an ordering bound is applied exactly');
+      if (op) push(op, ['exists', 'not_exists', 'not_null', 'is_null'].includes(op) ? undefined : x.expected, tol);
     }
     delete x.expected;
   } else if ('expected' in x) {
@@ -158,7 +160,7 @@ export function readChecks(inputs: Inputs, o: { task: string; sql: string; mongo
     return v;
   };
   const tolerance = typeof inputs.tolerance === 'number' ? (take('tolerance') as number) : undefined;
-  if (tolerance !== undefined) ctx.spelling('P08 tolerance', 'assertions[].tolerance', 'numbers within this distance count as equal (and bounds are widened by it)');
+  if (tolerance !== undefined) ctx.spelling('P08 tolerance', 'assertions[].tolerance', 'numbers of expected first-row values within this distance count as equal (minimums stay exact)');
   if ('expected' in inputs) {
     if ('expected_result' in inputs) ctx.issue('inputs.expected', 'expected and expected_result are both given');
     inputs.expected_result = take('expected');
@@ -208,7 +210,7 @@ export function readChecks(inputs: Inputs, o: { task: string; sql: string; mongo
     mins.push(['', take('expected_result_min')]);
     ctx.spelling('expected_result_min', 'assertions gte', 'the first column of the first row is at least n');
   }
-  for (const [field, n] of mins) out.assertions.push({ ...(field ? { field } : {}), operator: 'gte', expected: n, ...(tolerance !== undefined ? { tolerance } : {}) });
+  for (const [field, n] of mins) out.assertions.push({ ...(field ? { field } : {}), operator: 'gte', expected: n });
   const match = take('expected_first_row_match');
   if (isObject(match)) {
     for (const [field, re] of Object.entries(match)) out.assertions.push({ field, operator: 'regex', expected: re });
