@@ -46,6 +46,9 @@ export async function listTables(env: PrimitiveEnv, opts?: DbOptions): Promise<G
   return r.ok ? { ok: true, kind: k.kind, value: r.result.rows.map((x) => str(x.t)) } : r;
 }
 
+/** Where a kind looks for tables, for messages. */
+export const WHERE: Record<DbKind, string> = { postgres: 'schema public', mysql: "the connection's database", clickhouse: 'the current database', mongodb: 'the database' };
+
 /** The table's exact name: the same spelling if present, else the first case-insensitive match. */
 export function resolveName(present: string[], wanted: string): string | undefined {
   return present.includes(wanted) ? wanted : present.find((p) => p.toLowerCase() === wanted.toLowerCase());

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { listColumns, listTables, resolveName, type ColumnInfo } from './db-catalog';
+import { listColumns, listTables, resolveName, WHERE, type ColumnInfo } from './db-catalog';
 import { runMongoRequest } from './sql';
 import { definePrimitive, type DbOptions, type PrimitiveEnv } from './types';
 
@@ -84,24 +84,26 @@ export const P10 = definePrimitive({
     if (!tables.ok) return { passed: false, message: tables.error };
     if (tables.kind === 'mongodb') return { passed: false, message: 'the database is MongoDB: give collection, not table' };
     const table = resolveName(tables.value, input.table!);
-    if (!table) return { passed: false, message: `table ${input.table} not found` };
+    if (!table) return { passed: false, message: `table ${input.table} not found in ${WHERE[tables.kind]}` };
     const cols = await listColumns(env, tables.kind, table, opts);
     if (!cols.ok) return { passed: false, message: cols.error };
     const problems = wanted.map((w) => columnProblem(cols.value, w)).filter((p): p is string => p !== undefined);
     return {
       passed: problems.length === 0,
       message: problems.length ? `${table}: ${problems.join('; ')}` : `${table} has all ${wanted.length} column(s)`,
-      data: { table, checked: wanted.length, problems, columns: cols.value.map((c) => `${c.name}:${c.fullType ?? c.type}`) },
+      data: { table, checked: wanted.length, problems, columns: cols.value.map((c) => `${c.name}:${shown(c)}`) },
     };
   },
 });
+
+const shown = (c: ColumnInfo) => (c.fullType && c.fullType.toLowerCase() !== c.type.toLowerCase() ? `${c.type} (${c.fullType})` : c.type);
 
 function columnProblem(actual: ColumnInfo[], w: Want): string | undefined {
   const col = actual.find((c) => c.name === w.name) ?? actual.find((c) => c.name.toLowerCase() === w.name.toLowerCase());
   if (!col) return `${w.name} missing`;
   if (w.type) {
     const t = w.type.toLowerCase();
-    if (!col.type.toLowerCase().includes(t) && !(col.fullType ?? '').toLowerCase().includes(t)) return `${w.name} is ${col.fullType ?? col.type}, expected ${w.type}`;
+    if (!col.type.toLowerCase().includes(t) && !(col.fullType ?? '').toLowerCase().includes(t)) return `${w.name} is ${shown(col)}, expected ${w.type}`;
   }
   if (w.length !== undefined && col.length !== w.length) return `${w.name} has length ${col.length ?? 'none'}, expected ${w.length}`;
   return undefined;

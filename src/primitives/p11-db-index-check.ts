@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { listIndexes, listMongoIndexes, listTables, resolveName, type IndexInfo } from './db-catalog';
+import { listIndexes, listMongoIndexes, listTables, resolveName, WHERE, type IndexInfo } from './db-catalog';
 import { definePrimitive, type DbOptions } from './types';
 
 export type { IndexInfo } from './db-catalog';
@@ -79,7 +79,7 @@ export const P11 = definePrimitive({
       return { passed: false, message: tables.kind === 'mongodb' ? 'the database is MongoDB: give collection, not table' : `the database is ${tables.kind}: give table, not collection` };
     }
     const table = resolveName(tables.value, wantedName);
-    if (!table) return { passed: false, message: `${input.collection ? 'collection' : 'table'} ${wantedName} not found` };
+    if (!table) return { passed: false, message: `${input.collection ? 'collection' : 'table'} ${wantedName} not found in ${WHERE[tables.kind]}` };
     const got = tables.kind === 'mongodb' ? await listMongoIndexes(env, table, opts) : await listIndexes(env, tables.kind, table, opts);
     if (!got.ok) return { passed: false, message: got.error };
     const indexes = got.value;
