@@ -13,8 +13,10 @@ import { queryJsonPath } from './jsonpath';
 export const CHECK_OPS = [
   'equals', 'not_equals', 'gt', 'gte', 'lt', 'lte',
   'exists', 'not_exists', 'not_null', 'is_null',
-  'contains', 'not_contains', 'contains_all', 'in', 'regex', 'starts_with', 'min_length', 'length',
+  'contains', 'not_contains', 'contains_all', 'contains_any', 'in', 'regex', 'starts_with', 'min_length', 'length',
+  'is_type', 'seconds_from_now_between',
 ] as const;
+const TYPES = ['array', 'object', 'string', 'number', 'integer', 'boolean', 'null'];
 export type CheckOp = (typeof CHECK_OPS)[number];
 const NULLARY: readonly CheckOp[] = ['exists', 'not_exists', 'not_null', 'is_null'];
 const NUMERIC: readonly CheckOp[] = ['gt', 'gte', 'lt', 'lte'];
@@ -36,8 +38,8 @@ export const RowCheckSchema = z
     path: z.string().min(1).optional(),
     /** field checks: the first row (default), every row, or at least one row */
     rows: z.enum(['first', 'all', 'any']).optional(),
-    /** path checks: the first match (default) or the list of all matches */
-    match: z.enum(['first', 'all']).optional(),
+    /** path checks: the first match (default), the list of all matches, or each match on its own (none → fail) */
+    match: z.enum(['first', 'all', 'each']).optional(),
     operator: z.enum(CHECK_OPS),
     expected: JsonSchema.optional(),
     /** equals/not_equals: numbers within this distance are equal */
@@ -60,7 +62,9 @@ export const RowCheckSchema = z
     if (e === undefined) return issue(`${a.operator} needs an expected value`);
     if (NUMERIC.includes(a.operator) && asNumeric(e) === undefined) issue(`${a.operator} needs a number`);
     if ((a.operator === 'min_length' || a.operator === 'length') && !(Number.isInteger(e) && (e as number) >= 0)) issue(`${a.operator} needs a non-negative integer`);
-    if ((a.operator === 'in' || a.operator === 'contains_all') && !Array.isArray(e)) issue(`${a.operator} needs an array`);
+    if ((a.operator === 'in' || a.operator === 'contains_all' || a.operator === 'contains_any') && !Array.isArray(e)) issue(`${a.operator} needs an array`);
+    if (a.operator === 'is_type' && !TYPES.includes(e as string)) issue(`is_type needs one of ${TYPES.join(', ')}`);
+    if (a.operator === 'seconds_from_now_between' && !(Array.isArray(e) && e.length === 2 && e.every((x) => typeof x === 'number'))) issue('seconds_from_now_between needs [low, high] seconds');
     if ((a.operator === 'regex' || a.operator === 'starts_with') && typeof e !== 'string') issue(`${a.operator} needs a string`);
     if (a.operator === 'regex' && typeof e === 'string' && !validRegex(e)) issue('invalid regular expression');
   });
@@ -120,6 +124,26 @@ export function applyCheck(op: CheckOp, actual: unknown, expected: unknown, o: {
       const missing = (expected as unknown[]).filter((w) => !actual.some((x) => dbEqual(x, w)));
       return missing.length ? { ok: false, why: `missing ${show(missing)}` } : { ok: true };
     }
+    case 'contains_any': {
+      const alts = expected as unknown[];
+      const hit = typeof actual === 'string' ? alts.some((w) => actual.includes(String(w))) : Array.isArray(actual) ? alts.some((w) => actual.some((x) => dbEqual(x, w))) : undefined;
+      return hit === undefined ? { ok: false, why: `${show(actual)} is not a string or list` } : { ok: hit };
+    }
+    case 'is_type': {
+      const t = expected as string;
+      // a PostgreSQL bigint arrives as a numeric string: it is an integer (and a number)
+      const n = asNumeric(actual);
+      if (t === 'integer') return { ok: n !== undefined && typeof actual !== 'boolean' && Number.isInteger(n) };
+      if (t === 'number') return { ok: n !== undefined && typeof actual !== 'boolean' };
+      return { ok: jsonType(actual) === t };
+    }
+    case 'seconds_from_now_between': {
+      const at = typeof actual === 'string' ? Date.parse(/[zZ]|[+-]\d\d:?\d\d$/.test(actual) ? actual : `${actual.replace(' ', 'T')}Z`) : NaN;
+      if (Number.isNaN(at)) return { ok: false, why: `${show(actual)} is not a timestamp` };
+      const d = (at - Date.now()) / 1000;
+      const [lo, hi] = expected as number[];
+      return d >= lo && d <= hi ? { ok: true } : { ok: false, why: `${Math.round(d)} s from now` };
+    }
     case 'min_length':
     case 'length': {
       if (typeof actual !== 'string' && !Array.isArray(actual)) return { ok: false, why: `${show(actual)} has no length` };
@@ -136,7 +160,7 @@ export interface CheckSubject {
 
 function describe(c: RowCheck): string {
   const target = c.path ?? c.field ?? 'first column';
-  const scope = c.rows && c.rows !== 'first' ? ` (${c.rows} rows)` : c.match === 'all' ? ' (all matches)' : '';
+  const scope = c.rows && c.rows !== 'first' ? ` (${c.rows} rows)` : c.match === 'all' ? ' (all matches)' : c.match === 'each' ? ' (each match)' : '';
   return `${target}${scope} ${c.operator}${c.expected !== undefined ? ` ${show(c.expected, 80)}` : ''}`;
 }
 
@@ -145,6 +169,11 @@ export function runCheck(c: RowCheck, s: CheckSubject): string | undefined {
   const opts = { tolerance: c.tolerance, ignoreCase: c.ignore_case };
   if (c.path !== undefined) {
     const matches = queryJsonPath(s.body, c.path);
+    if (c.match === 'each') {
+      if (matches.length === 0) return `${describe(c)}: no match`;
+      const bad = matches.map((m) => ({ m, r: applyCheck(c.operator, m, c.expected, opts) })).find((x) => !x.r.ok);
+      return bad ? `${describe(c)}: ${show(bad.m, 120)}${bad.r.why ? ` (${bad.r.why})` : ''}` : undefined;
+    }
     const actual = c.match === 'all' ? matches : matches[0];
     const r = applyCheck(c.operator, actual, c.expected, opts);
     return r.ok ? undefined : `${describe(c)}: got ${matches.length || c.match === 'all' ? show(actual, 120) : 'no match'}${r.why ? ` (${r.why})` : ''}`;

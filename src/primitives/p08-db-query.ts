@@ -2,10 +2,11 @@ import { z } from 'zod';
 import { JsonSchema, type Json } from '../json';
 import { asNumeric, compareNum, parseNumericCondition, show, sqlEqual, toJson } from './compare';
 import { dbEqual, RowCheckSchema, runCheck, type CheckSubject } from './db-checks';
+import { queryJsonPath } from './jsonpath';
 import { MongoOpSchema } from './mongo-op';
 import { VarName } from './p04-http-request';
 import { P12, P12Schema } from './p12-docker-exec';
-import { runMongoRequest, runSql } from './sql';
+import { bindNamed, dbKindOf, runMongoRequest, runSql } from './sql';
 import { definePrimitive, type DbOptions, type PrimitiveContext } from './types';
 
 const CountCondition = z.string().refine((s) => parseNumericCondition(s) !== undefined, {
@@ -15,6 +16,8 @@ const CountCondition = z.string().refine((s) => parseNumericCondition(s) !== und
 export const P08Schema = z
   .object({
     sql: z.string().trim().min(1).optional(),
+    /** values of `:name` parameters in sql, bound as literals of the engine */
+    params: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/), JsonSchema).optional(),
     /** a MongoDB read instead of SQL (src/primitives/mongo-op.ts) */
     mongo: MongoOpSchema.optional(),
     /** a name of environment.databases; default the primary database */
@@ -32,6 +35,8 @@ export const P08Schema = z
     any_of: z.array(RowCheckSchema).min(1).optional(),
     /** each object must match (column subset) some row */
     rows_contain: z.array(z.record(z.string(), JsonSchema)).min(1).optional(),
+    /** the result is exactly these rows, in order (same columns, equal values) */
+    rows_equal: z.array(z.record(z.string(), JsonSchema)).optional(),
     /** the first row must equal the row stored earlier in this variable (every stored column) */
     equals_var: VarName.optional(),
     /** store the first row (an object) */
@@ -39,6 +44,8 @@ export const P08Schema = z
     /** store one value of the first row: value_field, default the first column */
     store_value_as: VarName.optional(),
     value_field: z.string().min(1).optional(),
+    /** variable → JSONPath into the result body: the first match is stored */
+    capture: z.record(VarName, z.string().min(1)).optional(),
     /** stored instead when the query returns no rows (for store_as a scalar fills every result column) */
     store_fallback: JsonSchema.optional(),
     /** when the checks fail, this command (P12 inputs) decides instead */
@@ -49,7 +56,7 @@ export const P08Schema = z
   .strict()
   .superRefine((v, ctx) => {
     if ((v.sql === undefined) === (v.mongo === undefined)) ctx.addIssue({ code: 'custom', path: ['sql'], message: 'give sql or mongo (exactly one)' });
-    if (v.mongo && (v.affected_rows !== undefined || v.connection)) ctx.addIssue({ code: 'custom', path: ['mongo'], message: 'affected_rows and connection apply to SQL' });
+    if (v.mongo && (v.affected_rows !== undefined || v.connection || v.params)) ctx.addIssue({ code: 'custom', path: ['mongo'], message: 'affected_rows, connection and params apply to SQL' });
     if (v.value_field && !v.store_value_as) ctx.addIssue({ code: 'custom', path: ['value_field'], message: 'value_field needs store_value_as' });
     if (v.store_fallback !== undefined && !v.store_as && !v.store_value_as) ctx.addIssue({ code: 'custom', path: ['store_fallback'], message: 'store_fallback needs store_as or store_value_as' });
   });
@@ -89,7 +96,15 @@ async function query(input: Input, ctx: PrimitiveContext, opts: DbOptions): Prom
     const value = toJson(ran.result.value);
     return { ok: true, r: { rows, columns, body: { rows, row_count: rows.length, value }, elapsedMs: ran.elapsedMs } };
   }
-  const ran = await runSql(ctx.env, input.sql as string, opts);
+  let text = input.sql as string;
+  if (input.params) {
+    const k = dbKindOf(ctx.env, opts);
+    if (!k.ok) return k;
+    const b = bindNamed(text, input.params, k.kind);
+    if ('error' in b) return { ok: false, error: b.error };
+    text = b.text;
+  }
+  const ran = await runSql(ctx.env, text, opts);
   if (!ran.ok) return ran;
   const rows = toJson(ran.result.rows) as Record<string, Json>[];
   const affected = ran.result.affectedRows;
@@ -138,6 +153,15 @@ function failuresOf(input: Input, r: Result, vars: Record<string, Json>): string
   for (const want of input.rows_contain ?? []) {
     if (!rows.some((row) => Object.entries(want).every(([k, v]) => Object.prototype.hasOwnProperty.call(row, k) && dbEqual(row[k], v)))) failures.push(`no row matches ${show(want)}`);
   }
+  if (input.rows_equal) {
+    const want = input.rows_equal;
+    if (rows.length !== want.length) failures.push(`${rows.length} row(s), expected exactly ${want.length}`);
+    else want.forEach((w, i) => {
+      const keys = Object.keys(rows[i]);
+      const same = keys.length === Object.keys(w).length && keys.every((k) => Object.prototype.hasOwnProperty.call(w, k) && dbEqual(rows[i][k], w[k]));
+      if (!same) failures.push(`row ${i + 1} is ${show(rows[i])}, expected ${show(w)}`);
+    });
+  }
   if (input.equals_var) {
     const saved = vars[input.equals_var];
     if (saved === undefined || saved === null || typeof saved !== 'object' || Array.isArray(saved)) failures.push(`equals_var: ${input.equals_var} holds no stored row`);
@@ -163,6 +187,11 @@ function capture(input: Input, r: Result, ctx: PrimitiveContext, failures: strin
     else if (fb !== undefined) stored[input.store_value_as] = fb;
     else failures.push(`store_value_as ${input.store_value_as}: ${first ? `no column ${col}` : 'no rows'}`);
   }
+  for (const [name, p] of Object.entries(input.capture ?? {})) {
+    const m = queryJsonPath(r.body, p);
+    if (m.length === 0 || m[0] === null || m[0] === undefined) failures.push(`capture ${name}: ${p} matched nothing`);
+    else stored[name] = m[0] as Json;
+  }
   if (failures.length === 0) for (const [k, v] of Object.entries(stored)) ctx.setVar(k, v);
   return stored;
 }
@@ -181,7 +210,7 @@ export const P08 = definePrimitive({
   name: 'db_query',
   schema: P08Schema,
   produces: (i) => ({
-    exported: [i.store_as, i.store_value_as].filter((x): x is string => typeof x === 'string' && x.length > 0),
+    exported: [i.store_as, i.store_value_as, ...(i.capture && typeof i.capture === 'object' ? Object.keys(i.capture) : [])].filter((x): x is string => typeof x === 'string' && x.length > 0),
     local: ['previous', 'last_status', 'last_body', 'last_headers'],
   }),
   async run(input, ctx) {

@@ -41,6 +41,13 @@ export const P12Schema = z
     forbid_output_regex: z.array(Regex).min(1).optional(),
     /** at least this many non-empty output lines */
     expect_output_min_lines: z.number().int().min(1).optional(),
+    /** stdout alone (not stderr): contains this / one of these / has this many non-empty lines / is an integer ≥ n */
+    expect_stdout_contains: z.string().min(1).optional(),
+    expect_stdout_contains_any: Texts.optional(),
+    expect_stdout_min_lines: z.number().int().min(1).optional(),
+    expect_stdout_int_min: z.number().optional(),
+    /** a teardown step (it resets data): never run during an evaluation; the step passes saying so */
+    teardown_only: z.literal(true).optional(),
     capture_stdout_as: VarName.optional(),
     /** variable → regular expression on stdout: its first group (else the whole match) is stored */
     capture: z.record(VarName, Regex).optional(),
@@ -83,7 +90,7 @@ function targetService(input: { container?: string; service?: string }, env: Pri
 }
 
 /** The output checks, in the order they are documented. */
-function outputProblems(input: z.infer<typeof P12Schema>, output: string): string[] {
+function outputProblems(input: z.infer<typeof P12Schema>, output: string, stdout: string): string[] {
   const problems: string[] = [];
   const q = (t: string) => JSON.stringify(t);
   if (input.expect_output_contains !== undefined && !output.includes(input.expect_output_contains)) problems.push(`output does not contain ${q(input.expect_output_contains)}`);
@@ -100,6 +107,15 @@ function outputProblems(input: z.infer<typeof P12Schema>, output: string): strin
   }
   const lines = output.split(/\r?\n/).filter((l) => l.trim()).length;
   if (input.expect_output_min_lines !== undefined && lines < input.expect_output_min_lines) problems.push(`${lines} output line(s), expected at least ${input.expect_output_min_lines}`);
+  if (input.expect_stdout_contains !== undefined && !stdout.includes(input.expect_stdout_contains)) problems.push(`stdout does not contain ${q(input.expect_stdout_contains)}`);
+  if (input.expect_stdout_contains_any && !input.expect_stdout_contains_any.some((t) => stdout.includes(t))) problems.push(`stdout contains none of ${input.expect_stdout_contains_any.map(q).join(', ')}`);
+  const outLines = stdout.split(/\r?\n/).filter((l) => l.trim()).length;
+  if (input.expect_stdout_min_lines !== undefined && outLines < input.expect_stdout_min_lines) problems.push(`${outLines} stdout line(s), expected at least ${input.expect_stdout_min_lines}`);
+  if (input.expect_stdout_int_min !== undefined) {
+    const t = stdout.trim();
+    if (!/^[-+]?\d+$/.test(t)) problems.push(`stdout ${q(t.slice(0, 40))} is not an integer`);
+    else if (Number(t) < input.expect_stdout_int_min) problems.push(`stdout ${t} < ${input.expect_stdout_int_min}`);
+  }
   return problems;
 }
 
@@ -119,6 +135,7 @@ export const P12 = definePrimitive({
   }),
   async run(input, ctx) {
     const { env } = ctx;
+    if (input.teardown_only) return { passed: true, message: 'a teardown-only step: not run during an evaluation', data: { skipped: 'teardown_only' } };
     const target = targetService(input, env);
     if (target.error) return { passed: false, message: target.error };
     const timeoutS = input.timeout_seconds ?? input.timeout ?? DEFAULT_EXEC_TIMEOUT_S;
@@ -142,7 +159,7 @@ export const P12 = definePrimitive({
       const want = input.expect_exit_code ?? 0;
       if (r.exitCode !== want) problems.push(`exit code ${r.exitCode}, expected ${want}`);
     }
-    problems.push(...outputProblems(input, output));
+    problems.push(...outputProblems(input, output, r.stdout));
     if (input.capture_stdout_as) {
       const line = r.stdout.split(/\r?\n/).map((l) => l.trim()).filter(Boolean).pop();
       if (line === undefined) problems.push(`capture_stdout_as ${input.capture_stdout_as}: stdout is empty`);

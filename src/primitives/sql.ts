@@ -59,3 +59,42 @@ export async function runMongoRequest(env: PrimitiveEnv, req: MongoRequest, opts
     return { ok: false, error: `MongoDB error${e.codeName ? ` ${e.codeName}` : ''}: ${e.message}` };
   }
 }
+
+/**
+ * `:name` parameters (outside string literals, quoted identifiers and `::` casts) replaced by the
+ * values as SQL literals of the engine: text quoted and escaped, numbers and booleans as they are,
+ * null as NULL. A parameter the statement uses but `params` lacks is an error.
+ */
+export function bindNamed(sql: string, params: Record<string, unknown>, kind: DbKind): { text: string } | { error: string } {
+  const lit = (v: unknown): string => {
+    if (v === null || v === undefined) return 'NULL';
+    if (typeof v === 'number' && Number.isFinite(v)) return String(v);
+    if (typeof v === 'boolean') return v ? 'TRUE' : 'FALSE';
+    const t = typeof v === 'string' ? v : JSON.stringify(v);
+    return kind === 'postgres' ? sqlLiteral(t) : sqlLiteralBackslash(t);
+  };
+  let out = '';
+  let i = 0;
+  const missing: string[] = [];
+  while (i < sql.length) {
+    const c = sql[i];
+    if (c === "'" || c === '"' || c === '`') {
+      let j = i + 1;
+      while (j < sql.length && !(sql[j] === c && sql[j + 1] !== c)) j += sql[j] === c ? 2 : kind !== 'postgres' && sql[j] === '\\' ? 2 : 1;
+      out += sql.slice(i, j + 1);
+      i = j + 1;
+    } else if (c === ':' && sql[i + 1] === ':') {
+      out += '::';
+      i += 2;
+    } else if (c === ':' && /[A-Za-z_]/.test(sql[i + 1] ?? '')) {
+      const m = /^[A-Za-z_][A-Za-z0-9_]*/.exec(sql.slice(i + 1))!;
+      if (Object.prototype.hasOwnProperty.call(params, m[0])) out += lit(params[m[0]]);
+      else missing.push(m[0]);
+      i += 1 + m[0].length;
+    } else {
+      out += c;
+      i++;
+    }
+  }
+  return missing.length ? { error: `no value for parameter(s) ${missing.map((m) => `:${m}`).join(', ')}` } : { text: out };
+}

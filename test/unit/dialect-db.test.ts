@@ -87,7 +87,9 @@ describe('exec dialect (P12)', () => {
     assert.equal(shellWords('echo "a$"').words[1].expands, false);
     assert.equal(unwrapDockerExec('ls -la'), undefined);
     assert.match(JSON.stringify(unwrapDockerExec('docker exec -u root c sh -c x')), /"user":"root"/);
-    assert.match(JSON.stringify(unwrapDockerExec('docker exec c sh -c x; rm y')), /shell operator/);
+    assert.match(JSON.stringify(unwrapDockerExec('docker exec c sh -c x; rm y')), /cannot run in a container/);
+    assert.match(JSON.stringify(unwrapDockerExec('docker exec c ls | grep a && rm b')), /cannot run in a container/);
+    assert.equal((unwrapDockerExec('docker exec c ls 2>&1 | grep a') as { inner: string }).inner, 'ls 2>&1 | grep a');
   });
 });
 
@@ -228,5 +230,45 @@ describe('P08 dialect: captures per task', () => {
     assert.deepEqual(unresolved({ type: 'P08', inputs: { sql, store_field_as: 'uid', capture_only: true } }), []);
     assert.deepEqual(unresolved({ type: 'P12', inputs: { command: 'x', capture_to_context: { regex: '(.+)', context_key: 'uid' } } }), []);
     assert.equal(unresolved({ type: 'P08', inputs: { sql } }).length, 1, 'without the capture the placeholder is reported');
+  });
+});
+
+describe('later published tasks (ididetxj, iyjruvfz, gavmyneb spellings)', () => {
+  test('P12: general docker exec wrappers, stdout checks, host mode, teardown-only steps', () => {
+    const db = one('ididetxj', 'P12', { command: `docker exec task_x-db psql -U a -tAc "SELECT 1;" 2>/dev/null`, expected_stdout_contains: '1', capture_stdout_var: 'v' });
+    assert.deepEqual(db.issues, []);
+    assert.deepEqual(db.inputs, { command: "psql -U a -tAc 'SELECT 1;' 2>/dev/null", container: 'task_x-db', expect_stdout_contains: '1', capture_stdout_as: 'v' });
+    const pipe = one('iyjruvfz', 'P12', { command: 'docker exec task_x-redis redis-cli INFO | grep redis_version', expected_stdout_not_empty: true, expected_line_count_min: 4, expected_stdout_int_min: 32 });
+    assert.deepEqual(pipe.inputs, { command: 'redis-cli INFO | grep redis_version', container: 'task_x-redis', expect_stdout_min_lines: 4, expect_stdout_int_min: 32 });
+    const host = one('iyjruvfz', 'P12', { command: 'TOKEN=$(docker exec task_x-app printenv KEY) && curl -H "A: $TOKEN" http://localhost:8016/x', mode: 'host', expected_stdout_contains: ['S:200', 'S:204'] });
+    assert.deepEqual(host.inputs, { command: 'TOKEN=$(printenv KEY) && curl -H "A: $TOKEN" http://localhost:8016/x', expect_stdout_contains_any: ['S:200', 'S:204'] });
+    assert.match(one('iyjruvfz', 'P12', { command: 'docker compose restart app', mode: 'host' }).issues.join(), /drives docker/);
+    assert.deepEqual(one('iyjruvfz', 'P12', { command: 'docker exec task_x-app reset', skip_in_normal_run: true }).inputs, { command: 'reset', container: 'task_x-app', teardown_only: true });
+  });
+  test('P08: expected_rows, expected_row_match, poll attempts, params, object conditions, assertion keys', () => {
+    assert.deepEqual(one('ididetxj', 'P08', { sql: 'S', expected_rows: [{ u: 'a' }] }).inputs, { sql: 'S', rows_equal: [{ u: 'a' }] });
+    assert.deepEqual(one('ididetxj', 'P08', { sql: 'S', expected_row_match: { c_min: 1 } }).inputs, { sql: 'S', expected_result: { c: '>=1' } });
+    assert.deepEqual(one('iyjruvfz', 'P08', { sql: 'S', poll_attempts: 8, poll_interval_ms: 750 }).inputs.retry, { timeout_s: 5.25, interval_s: 0.75 });
+    assert.deepEqual(one('gavmyneb', 'P08', { sql: 'S WHERE id = :cc', params: { cc: '{{channel_id}}' }, expect_rows: true }).issues, []);
+    const cond = one('gavmyneb', 'P08', { sql: 'S', expected_result: { a: { not_null: true }, b: { in: ['x'] }, c: { min: 1, max: 2 } }, expected_result_min: { n: 100 }, expected_result_min_rows: 4 });
+    assert.deepEqual(cond.inputs.assertions, [{ field: 'a', operator: 'not_null' }, { field: 'b', operator: 'in', expected: ['x'] }, { field: 'c', operator: 'gte', expected: 1 }, { field: 'c', operator: 'lte', expected: 2 }, { field: 'n', operator: 'gte', expected: 100 }]);
+    assert.equal(cond.inputs.row_count, '>=4');
+    const a = one('iyjruvfz', 'P08', { sql: 'S', assertions: [
+      { path: '$.rows[0].id', expected_type: 'integer', store_as: '${USER_ID}' }, { path: '$.rows[*].k', expected_all_match_pattern: '^[a-f0-9]{64}$' },
+      { path: '$.rows[0].n', expected_equals_var: '${BEFORE}' }, { path: '$.rows[0].e', expected_in_range_seconds_from_now: [3600, 172800] },
+      { path: '$.rows', expected_min_count: 2 }, { path: '$.rows[0].t', expected_contains_one_of: ['text', 'varchar'] }, { comment: 'only a note' },
+    ] });
+    assert.deepEqual(a.issues, []);
+    assert.deepEqual(a.inputs.capture, { USER_ID: '$.rows[0].id' });
+    assert.deepEqual(a.inputs.assertions, [
+      { path: '$.rows[0].id', operator: 'is_type', expected: 'integer' }, { path: '$.rows[*].k', match: 'each', operator: 'regex', expected: '^[a-f0-9]{64}$' },
+      { path: '$.rows[0].n', operator: 'equals', expected: '{{BEFORE}}' }, { path: '$.rows[0].e', operator: 'seconds_from_now_between', expected: [3600, 172800] },
+      { path: '$.rows[0].t', operator: 'contains_any', expected: ['text', 'varchar'] },
+    ]);
+    assert.equal(a.inputs.row_count, '>=2');
+  });
+  test('P11 column + is_unique; P03 type_filter directory', () => {
+    assert.deepEqual(one('iyjruvfz', 'P11', { table: 'Booking', column: 'uid', is_unique: true }).inputs, { table: 'Booking', expected_indexes: [{ columns: ['uid'], unique: true }] });
+    assert.deepEqual(one('iyjruvfz', 'P03', { glob: '*', base_dir: '/x', min_expected: 36, type_filter: 'directory' }).inputs, { glob: '*/', base_dir: '/x', min_expected: 36 });
   });
 });

@@ -148,3 +148,33 @@ services:
     });
   });
 });
+
+describe('canonical inputs for the later published tasks', () => {
+  test('P08 rows_equal, capture by path, params bound as literals, is_type / each-match / time-window checks', async () => {
+    let seen = '';
+    const soon = new Date(Date.now() + 7200_000).toISOString();
+    const env = sqlEnv((t) => ((seen = t), rows([{ id: '42', k: 'ab12', e: soon }, { id: '43', k: 'cd34', e: soon }])));
+    const ctx = makeCtx(env);
+    assert.equal((await runPrimitive(P08, { sql: 'S', rows_equal: [{ id: 42, k: 'ab12', e: soon }, { id: '43', k: 'cd34', e: soon }] }, ctx)).passed, true);
+    assert.equal((await runPrimitive(P08, { sql: 'S', rows_equal: [{ id: 42, k: 'ab12' }, { id: 43, k: 'cd34' }] }, ctx)).passed, false, 'every column is compared');
+    const r = await runPrimitive(P08, { sql: "SELECT * FROM t WHERE a = :a AND b = ':a'", params: { a: "x'y" }, capture: { uid: '$.rows[1].id' }, assertions: [
+      { path: '$.rows[0].id', operator: 'is_type', expected: 'integer' }, { path: '$.rows[*].k', match: 'each', operator: 'regex', expected: '^[a-z]{2}\\d{2}$' },
+      { path: '$.rows[0].e', operator: 'seconds_from_now_between', expected: [3600, 10800] },
+    ] }, ctx);
+    assert.equal(r.passed, true, r.message);
+    assert.equal(seen, "SELECT * FROM t WHERE a = 'x''y' AND b = ':a'");
+    assert.equal(ctx.state.vars.uid, '43');
+    assert.equal((await runPrimitive(P08, { sql: 'S', assertions: [{ path: '$.rows[*].k', match: 'each', operator: 'regex', expected: '^ab' }] }, ctx)).passed, false);
+    assert.match((await runPrimitive(P08, { sql: 'S :b', params: {} }, ctx)).message, /no value for parameter\(s\) :b/);
+  });
+  test('P12 stdout-only checks and teardown-only steps', async () => {
+    let ran = 0;
+    const env = httpEnv('http://x', { exec: async () => ((ran += 1), { exitCode: 0, stdout: '33\n', stderr: 'S:200', timedOut: false }) });
+    assert.equal((await runPrimitive(P12, { command: 'c', expect_stdout_int_min: 32, expect_stdout_min_lines: 1 }, makeCtx(env))).passed, true);
+    assert.equal((await runPrimitive(P12, { command: 'c', expect_stdout_contains_any: ['S:200'] }, makeCtx(env))).passed, false, 'stderr does not count');
+    const before = ran;
+    const t = await runPrimitive(P12, { command: 'reset everything', teardown_only: true }, makeCtx(env));
+    assert.equal(t.passed, true);
+    assert.equal(ran, before, 'the command did not run');
+  });
+});

@@ -35,12 +35,31 @@ export interface CheckOut {
   affected?: string;
   assertions: Check[];
   anyOf: Check[];
+  /** variable → JSONPath (an assertion's own `store_as`) */
+  capture: Record<string, string>;
+  rowsEqual?: unknown;
 }
+
+/** `${NAME}` (iyjruvfz's variable spelling) → NAME */
+const varName = (v: unknown) => (typeof v === 'string' ? v.replace(/^\$\{([A-Za-z_][A-Za-z0-9_]*)\}$/, '$1') : v);
 
 /** expected_result's object form, key by key. */
 function expectedObject(er: Inputs, sql: string, out: CheckOut, ctx: DialectContext, tolerance: number | undefined) {
   for (const [key, raw] of Object.entries(er)) {
     let value = raw;
+    // {"not_null": true}, {"in": [...]}, {"min": a, "max": b}: checks on the column
+    if (isObject(value) && Object.keys(value).length > 0 && Object.keys(value).every((k) => ['not_null', 'in', 'min', 'max'].includes(k))) {
+      if ('not_null' in value) {
+        if (value.not_null === true) out.assertions.push({ field: key, operator: 'not_null' });
+        else if (value.not_null === false) out.assertions.push({ field: key, operator: 'is_null' });
+        else ctx.issue(`inputs.expected_result.${key}.not_null`, 'must be true or false');
+      }
+      if ('in' in value) out.assertions.push({ field: key, operator: 'in', expected: value.in });
+      if ('min' in value) out.assertions.push({ field: key, operator: 'gte', expected: value.min });
+      if ('max' in value) out.assertions.push({ field: key, operator: 'lte', expected: value.max });
+      ctx.spelling('expected_result {col: {not_null|in|min|max}}', 'assertions', 'conditions on a column of the first row');
+      continue;
+    }
     // {"op": ">=", "value": 1} and {"$gte": 60}: a condition on the column
     if (isObject(value)) {
       const entries = Object.entries(value);
@@ -84,6 +103,10 @@ export function assertionChecks(a: Inputs, i: number, o: { task: string; mongo: 
   const at = `inputs.${list}[${i}]`;
   const x = copy(a);
   takeNotes(x);
+  if (Object.keys(x).length === 0) {
+    ctx.spelling('assertions[] with only a comment', '(no check)', 'a note in the assertion list; nothing to check');
+    return;
+  }
   const base: Check = {};
   let path = x.path as string | undefined;
   delete x.path;
@@ -138,22 +161,38 @@ export function assertionChecks(a: Inputs, i: number, o: { task: string; mongo: 
     delete x.expected;
   }
   const KEYED: [string, string][] = [
-    ['expected_in', 'in'], ['expected_min', 'gte'], ['expected_max', 'lte'], ['expected_min_length', 'min_length'],
-    ['expected_contains', 'contains'], ['expected_contains_all', 'contains_all'], ['match_regex', 'regex'],
+    ['expected_in', 'in'], ['expected_min', 'gte'], ['expected_max', 'lte'], ['expected_min_length', 'min_length'], ['expected_min_count', 'min_length'],
+    ['expected_contains', 'contains'], ['expected_contains_all', 'contains_all'], ['expected_contains_one_of', 'contains_any'], ['match_regex', 'regex'],
+    ['expected_pattern', 'regex'], ['expected_type', 'is_type'], ['expected_array_length', 'length'], ['expected_in_range_seconds_from_now', 'seconds_from_now_between'],
+    ['expected_all_match_pattern', 'regex'], ['expected_equals_var', 'equals'],
   ];
   for (const [k, op] of KEYED) {
     if (!(k in x)) continue;
     used = true;
-    push(op, x[k], op === 'contains_all' && base.path && !base.match ? { match: 'all' } : {});
-    ctx.spelling(`assertions[].${k}`, `operator: ${op}`, 'a condition on the value at the path');
+    let value = x[k];
+    const extra: Check = op === 'contains_all' && base.path && !base.match ? { match: 'all' } : {};
+    if (k === 'expected_all_match_pattern') extra.match = 'each';
+    if (k === 'expected_equals_var') value = `{{${varName(value)}}}`;
+    if (k === 'expected_type' && value === 'array' && base.path === '$.rows') value = 'array';
+    push(op, value, extra);
+    ctx.spelling(`assertions[].${k}`, `operator: ${op}${extra.match === 'each' ? ' (each match)' : ''}`, k === 'expected_equals_var' ? 'equals the value of a variable stored earlier' : 'a condition on the value at the path');
     delete x[k];
+  }
+  if ('store_as' in x) {
+    const name = varName(x.store_as);
+    delete x.store_as;
+    if (typeof name !== 'string' || !base.path) ctx.issue(`${at}.store_as`, 'store_as needs a path and a variable name');
+    else {
+      out.capture[name] = base.path as string;
+      ctx.spelling('assertions[].store_as', 'capture {var: path}', 'store the value at the path (when every check passes)');
+    }
   }
   if (!used) ctx.issue(at, 'an assertion with no condition');
   for (const k of Object.keys(x)) ctx.issue(`${at}.${k}`, `unknown assertion key "${k}"`);
 }
 
 export function readChecks(inputs: Inputs, o: { task: string; sql: string; mongo: boolean }, ctx: DialectContext): CheckOut {
-  const out: CheckOut = { expected: {}, rowCount: [], assertions: [], anyOf: [] };
+  const out: CheckOut = { expected: {}, rowCount: [], assertions: [], anyOf: [], capture: {} };
   const take = (k: string) => {
     const v = inputs[k];
     delete inputs[k];
@@ -180,11 +219,19 @@ export function readChecks(inputs: Inputs, o: { task: string; sql: string; mongo
       expectedObject(er, o.sql, out, ctx, tolerance);
     }
   }
-  const firstRow = take('expected_first_row');
-  if (isObject(firstRow)) {
-    expectedObject(firstRow, o.sql, out, ctx, tolerance);
-    ctx.spelling('expected_first_row', 'expected_result {col: value}', 'values of the first row');
-  } else if (firstRow !== undefined) ctx.issue('inputs.expected_first_row', 'must be an object');
+  for (const k of ['expected_first_row', 'expected_row_match', 'expected_match']) {
+    const firstRow = take(k);
+    if (isObject(firstRow)) {
+      expectedObject(firstRow, o.sql, out, ctx, tolerance);
+      ctx.spelling(k, 'expected_result {col: value}', 'values of the first row');
+    } else if (firstRow !== undefined) ctx.issue(`inputs.${k}`, 'must be an object');
+  }
+  if ('expected_rows' in inputs) {
+    const er = take('expected_rows');
+    if (!Array.isArray(er) || !er.every(isObject)) ctx.issue('inputs.expected_rows', 'must be a list of row objects');
+    else out.rowsEqual = er;
+    ctx.spelling('expected_rows [..]', 'rows_equal', 'the result is exactly these rows, in order');
+  }
   const mins: [string, unknown][] = [];
   for (const k of ['min_first_row', 'expected_min']) {
     const v = take(k);
@@ -207,8 +254,10 @@ export function readChecks(inputs: Inputs, o: { task: string; sql: string; mongo
     ctx.spelling('min_value', 'assertions gte', 'the first column of the first row is at least n');
   }
   if ('expected_result_min' in inputs) {
-    mins.push(['', take('expected_result_min')]);
-    ctx.spelling('expected_result_min', 'assertions gte', 'the first column of the first row is at least n');
+    const v = take('expected_result_min');
+    if (isObject(v)) mins.push(...Object.entries(v));
+    else mins.push(['', v]);
+    ctx.spelling(isObject(v) ? 'expected_result_min {col: n}' : 'expected_result_min: n', 'assertions gte', isObject(v) ? 'each column of the first row is at least n' : 'the first column of the first row is at least n');
   }
   for (const [field, n] of mins) out.assertions.push({ ...(field ? { field } : {}), operator: 'gte', expected: n });
   const match = take('expected_first_row_match');
@@ -230,7 +279,14 @@ export function readChecks(inputs: Inputs, o: { task: string; sql: string; mongo
       ctx.spelling('expected_result_condition "<col> <op> n"', 'assertions', 'a numeric condition on a column of the first row');
     }
   }
-  for (const k of ['expected_min_rows', 'min_rows']) {
+  for (const k of ['expect_rows', 'expected_result_present']) {
+    const v = take(k);
+    if (v === undefined) continue;
+    if (typeof v !== 'boolean') ctx.issue(`inputs.${k}`, 'must be true or false');
+    else out.rowCount.push(v ? '>=1' : '==0');
+    ctx.spelling(`${k}: true|false`, 'row_count', 'at least one row (false: none)');
+  }
+  for (const k of ['expected_min_rows', 'min_rows', 'expected_result_min_rows']) {
     const v = take(k);
     if (v === undefined) continue;
     if (typeof v !== 'number') ctx.issue(`inputs.${k}`, 'must be a number');

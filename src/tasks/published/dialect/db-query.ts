@@ -56,6 +56,15 @@ function retry(inputs: Inputs, ctx: DialectContext) {
     else inputs.retry = { timeout_s: ms / 1000, interval_s: Math.min(1, ms / 1000) };
     ctx.spelling('retry_ms', 'retry.timeout_s', 're-run the query until its checks pass, for up to this long (an asynchronous write may land late)');
   }
+  if ('poll_attempts' in inputs || 'poll_interval_ms' in inputs) {
+    const n = inputs.poll_attempts;
+    const ms = inputs.poll_interval_ms ?? 1000;
+    delete inputs.poll_attempts;
+    delete inputs.poll_interval_ms;
+    if (typeof n !== 'number' || n < 1 || typeof ms !== 'number' || ms <= 0) ctx.issue('inputs.poll_attempts', 'poll_attempts (≥ 1) and poll_interval_ms (> 0) must be numbers');
+    else inputs.retry = { timeout_s: ((n - 1) * ms) / 1000 || ms / 1000, interval_s: ms / 1000 };
+    ctx.spelling('poll_attempts + poll_interval_ms', 'retry', 're-run the query up to n times, this far apart, until its checks pass');
+  }
   if ('poll_seconds' in inputs) {
     const s = inputs.poll_seconds;
     delete inputs.poll_seconds;
@@ -129,6 +138,8 @@ export const dbQueryDialect: StepDialect = {
     if (checks.affected) inputs.affected_rows = checks.affected;
     if (checks.assertions.length) inputs.assertions = checks.assertions;
     if (checks.anyOf.length) inputs.any_of = checks.anyOf;
+    if (Object.keys(checks.capture).length) inputs.capture = checks.capture;
+    if (checks.rowsEqual) inputs.rows_equal = checks.rowsEqual;
     return { type, inputs };
   },
 };

@@ -32,6 +32,22 @@ function p10(inputs: Inputs, ctx: DialectContext): Inputs {
 }
 
 function p11(inputs: Inputs, ctx: DialectContext): Inputs {
+  if ('column' in inputs) {
+    const c = inputs.column;
+    delete inputs.column;
+    if (typeof c !== 'string') ctx.issue('inputs.column', 'must be a column name');
+    else {
+      if (inputs.expected_columns === undefined && inputs.columns === undefined) inputs.columns = [c];
+      else ctx.issue('inputs.column', 'column beside columns / expected_columns');
+      ctx.spelling('P11 column', 'expected_indexes: [{columns: [column]}]', 'an index whose first key column is this');
+    }
+  }
+  if ('is_unique' in inputs) {
+    if ('unique_required' in inputs) ctx.issue('inputs.is_unique', 'is_unique beside unique_required');
+    else inputs.unique_required = inputs.is_unique;
+    delete inputs.is_unique;
+    ctx.spelling('is_unique', 'expected_indexes[].unique', 'the index must be unique');
+  }
   if (Array.isArray(inputs.expected_indexes)) {
     inputs.expected_indexes = inputs.expected_indexes.map((spec, i) => {
       if (Array.isArray(spec)) {

@@ -41,9 +41,49 @@ export const execDialect: StepDialect = {
           if (inputs.container !== undefined && inputs.container !== w.container) ctx.issue('inputs.container', `container ${JSON.stringify(inputs.container)} disagrees with the command's docker exec target ${w.container}`);
           inputs.container = w.container;
         }
-        ctx.spelling('command "docker exec <container> sh -c …"', 'command + container', 'a host command that runs the quoted command in a container: the quoted command runs in that container (a $VARIABLE container is the app)');
+        ctx.spelling('command "docker exec <container> …"', 'command + container', 'a host command that runs a command in a container: that command runs in that container, host redirections and pipes with it (a $VARIABLE container is the app)');
       }
     }
+    if ('mode' in inputs) {
+      const m = inputs.mode;
+      delete inputs.mode;
+      if (m !== 'host') ctx.issue('inputs.mode', `unsupported mode ${JSON.stringify(m)} (known: "host")`);
+      else if (typeof inputs.command === 'string') {
+        // $(docker exec <app container> cmd) inside a host command reads the app's environment: run cmd in place
+        const cmd = inputs.command.replace(/\$\(docker exec ([A-Za-z0-9_.-]+) ([^()`$]*)\)/g, (all: string, c: string, inner: string) => (/(^|[-_])app$/.test(c) ? `$(${inner})` : all));
+        inputs.command = cmd;
+        if (/docker\s+(exec|compose|run)\b/.test(cmd)) ctx.issue('inputs.command', 'a host command that drives docker (other than reading the app container) cannot run in a container');
+        ctx.spelling('mode: "host"', 'command in the app container', 'a command the published evaluator ran on its host: it runs in the app container (its $(docker exec app …) reads become plain commands; localhost is the app container)');
+      }
+    }
+    if ('skip_in_normal_run' in inputs) {
+      const v = inputs.skip_in_normal_run;
+      delete inputs.skip_in_normal_run;
+      if (v === true) {
+        inputs.teardown_only = true;
+        ctx.spelling('skip_in_normal_run: true', 'teardown_only: true', 'a teardown step (it resets data): not run during an evaluation');
+      } else if (v !== false) ctx.issue('inputs.skip_in_normal_run', 'must be true or false');
+    }
+    if ('expected_stdout_contains' in inputs) {
+      const v = inputs.expected_stdout_contains;
+      delete inputs.expected_stdout_contains;
+      if (Array.isArray(v)) inputs.expect_stdout_contains_any = v;
+      else inputs.expect_stdout_contains = v;
+      ctx.spelling(Array.isArray(v) ? 'expected_stdout_contains [..]' : 'expected_stdout_contains', Array.isArray(v) ? 'expect_stdout_contains_any' : 'expect_stdout_contains', Array.isArray(v) ? 'stdout contains one of these (alternative answers, e.g. 200 or 204)' : 'stdout contains this text');
+    }
+    if ('expected_stdout_not_empty' in inputs || 'expected_line_count_min' in inputs) {
+      const ne = inputs.expected_stdout_not_empty;
+      const min = inputs.expected_line_count_min;
+      delete inputs.expected_stdout_not_empty;
+      delete inputs.expected_line_count_min;
+      if (ne !== undefined && typeof ne !== 'boolean') ctx.issue('inputs.expected_stdout_not_empty', 'must be true or false');
+      if (min !== undefined && (typeof min !== 'number' || min < 1)) ctx.issue('inputs.expected_line_count_min', 'must be a positive number');
+      const n = Math.max(ne === true ? 1 : 0, typeof min === 'number' ? min : 0);
+      if (n > 0) inputs.expect_stdout_min_lines = n;
+      ctx.spelling('expected_stdout_not_empty / expected_line_count_min', 'expect_stdout_min_lines', 'stdout has at least this many non-blank lines (not empty = 1)');
+    }
+    rename(inputs, 'expected_stdout_int_min', 'expect_stdout_int_min', ctx, 'stdout is an integer at least this large');
+    rename(inputs, 'capture_stdout_var', 'capture_stdout_as', ctx, 'store stdout (its last non-empty line, trimmed) as a variable');
     if (typeof inputs.container === 'string' && APP_CONTAINER_PLACEHOLDER.test(inputs.container)) {
       delete inputs.container;
       ctx.spelling('container "{{app_container}}"', '(the app service)', 'the placeholder the evaluator set to the app container');

@@ -43,6 +43,15 @@ function p02(inputs: Inputs, ctx: DialectContext): Inputs {
 function p03(inputs: Inputs, ctx: DialectContext): Inputs {
   rename(inputs, 'pattern', 'glob', ctx, 'the glob of files to count, relative to the workspace');
   rename(inputs, 'min_count', 'min_expected', ctx, 'the least number of matching files');
+  if ('type_filter' in inputs) {
+    const t = inputs.type_filter;
+    delete inputs.type_filter;
+    if (t === 'directory' || t === 'dir') {
+      inputs.glob = `${typeof inputs.glob === 'string' ? inputs.glob.replace(/\/+$/, '') : '**/*'}/`;
+      ctx.spelling('type_filter: "directory"', 'glob ending with /', 'count directories only');
+    } else if (t !== 'file') ctx.issue('inputs.type_filter', `unsupported type_filter ${JSON.stringify(t)} (known: "file", "directory")`);
+    else ctx.spelling('type_filter: "file"', '(files are counted by default)', 'count files only');
+  }
   return inputs;
 }
 

@@ -14,13 +14,21 @@ export interface ShellWord {
 /** A `$` at `i` starts an expansion when a name, `{`, `(`, a digit or a special parameter follows. */
 const expandsAt = (s: string, i: number) => /[A-Za-z_{(0-9?!#@*$-]/.test(s[i + 1] ?? '');
 
-export function shellWords(s: string): { words: ShellWord[]; error?: string } {
+export function shellWords(s: string, o: { stopAtOperator?: boolean } = {}): { words: ShellWord[]; error?: string; rest?: string } {
   const words: ShellWord[] = [];
   let cur: ShellWord | null = null;
-  const word = () => (cur ??= { text: '', expands: false });
+  let start = 0;
+  const word = () => (cur ??= ((start = i), { text: '', expands: false }));
   let i = 0;
   while (i < s.length) {
     const c = s[i];
+    if (o.stopAtOperator && ';&|<>'.includes(c)) {
+      // `2>/dev/null`: a number right before a redirection belongs to it
+      const w = cur as ShellWord | null;
+      if (w && /^\d+$/.test(w.text) && '<>'.includes(c)) return { words, rest: s.slice(start).trim() };
+      if (w) words.push(w);
+      return { words, rest: s.slice(i).trim() };
+    }
     if (c === ' ' || c === '\t' || c === '\n') {
       if (cur) words.push(cur);
       cur = null;
@@ -65,13 +73,18 @@ export function shellWords(s: string): { words: ShellWord[]; error?: string } {
   return { words };
 }
 
+/** A word for bash, single-quoted unless it is plain. */
+export const shellQuote = (w: string) => (/^[A-Za-z0-9_./:=@%+,-]+$/.test(w) ? w : `'${w.replace(/'/g, `'\\''`)}'`);
+
 /**
- * `docker exec [-i] [-t] [-u USER] [-w DIR] <container> <sh|bash> -c <command>` → its parts, or
- * undefined when `command` is not such a wrapper. `error` explains a wrapper that cannot be read.
+ * `docker exec [-i] [-t] [-u USER] [-w DIR] <container> <argv…> [host redirections / pipes]` →
+ * the command to run in that container: for `sh|bash -c <command>` that command, else the argv
+ * re-quoted for bash, with what followed it on the host (`2>/dev/null`, `| grep x`) appended.
+ * undefined when `command` is not such a wrapper; `error` explains one that cannot be read.
  */
-export function unwrapDockerExec(command: string): { container: string; containerIsVariable: boolean; shell: string; inner: string; user?: string; workdir?: string } | { error: string } | undefined {
+export function unwrapDockerExec(command: string): { container: string; containerIsVariable: boolean; inner: string; user?: string; workdir?: string } | { error: string } | undefined {
   if (!/^\s*docker\s+exec\s/.test(command)) return undefined;
-  const { words, error } = shellWords(command.trim());
+  const { words, error, rest } = shellWords(command.trim(), { stopAtOperator: true });
   if (error) return { error };
   let i = 2;
   let user: string | undefined;
@@ -83,13 +96,17 @@ export function unwrapDockerExec(command: string): { container: string; containe
     else if (f === '-w' || f === '--workdir') (workdir = words[i + 1]?.text), (i += 2);
     else return { error: `unsupported docker exec flag ${f}` };
   }
-  const [container, shell, dashC, inner, ...rest] = words.slice(i);
-  if (!container || !shell || dashC?.text !== '-c' || !inner || !['sh', 'bash', '/bin/sh', '/bin/bash'].includes(shell.text)) {
-    return { error: 'expected docker exec <container> sh|bash -c <command>' };
-  }
-  if (rest.length) return { error: 'words after the -c command (positional parameters) are not supported' };
-  if (inner.expands) return { error: 'the command holds a $ or ` that the host shell would expand' };
+  const [container, ...argv] = words.slice(i);
+  if (!container || argv.length === 0) return { error: 'expected docker exec <container> <command>' };
+  if (argv.some((w) => w.expands)) return { error: 'the command holds a $ or ` that the host shell would expand' };
+  if (rest && /`|\$[A-Za-z_{(]/.test(rest)) return { error: 'the host part after the command holds an expansion' };
+  // only redirections and a pipe may follow: a `;`, `&&` or `&` list would have run on the host
+  if (rest && !/^(\d*[<>]|\|(?!\|))/.test(rest)) return { error: `host commands after the docker exec (${rest.slice(0, 20)}…) cannot run in a container` };
+  if (rest && /(^|[^|])(;|&&|\|\||&)/.test(rest.replace(/\d*>&\d/g, ''))) return { error: 'a host command list after the pipe cannot run in a container' };
   const containerIsVariable = container.expands;
   if (containerIsVariable && !/^\$\{?[A-Za-z_][A-Za-z0-9_]*\}?$/.test(container.text)) return { error: `unsupported container word ${container.text}` };
-  return { container: container.text, containerIsVariable, shell: shell.text, inner: inner.text, user, workdir };
+  const shell = ['sh', 'bash', '/bin/sh', '/bin/bash'].includes(argv[0].text) && argv[1]?.text === '-c' && argv.length === 3;
+  const base = shell ? argv[2].text : argv.map((w) => shellQuote(w.text)).join(' ');
+  const inner = rest ? (shell ? `${argv.map((w) => shellQuote(w.text)).join(' ')} ${rest}` : `${base} ${rest}`) : base;
+  return { container: container.text, containerIsVariable, inner, user, workdir };
 }
