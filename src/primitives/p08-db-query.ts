@@ -37,6 +37,8 @@ export const P08Schema = z
     rows_contain: z.array(z.record(z.string(), JsonSchema)).min(1).optional(),
     /** the result is exactly these rows, in order (same columns, equal values) */
     rows_equal: z.array(z.record(z.string(), JsonSchema)).optional(),
+    /** the result has exactly this many rows and row i has object i's columns with equal values (other columns not compared) */
+    rows_match: z.array(z.record(z.string(), JsonSchema)).optional(),
     /** the first row must equal the row stored earlier in this variable (every stored column) */
     equals_var: VarName.optional(),
     /** store the first row (an object) */
@@ -160,6 +162,14 @@ function failuresOf(input: Input, r: Result, vars: Record<string, Json>): string
       const keys = Object.keys(rows[i]);
       const same = keys.length === Object.keys(w).length && keys.every((k) => Object.prototype.hasOwnProperty.call(w, k) && dbEqual(rows[i][k], w[k]));
       if (!same) failures.push(`row ${i + 1} is ${show(rows[i])}, expected ${show(w)}`);
+    });
+  }
+  if (input.rows_match) {
+    const want = input.rows_match;
+    if (rows.length !== want.length) failures.push(`${rows.length} row(s), expected ${want.length}`);
+    else want.forEach((w, i) => {
+      const bad = Object.entries(w).filter(([k, v]) => !Object.prototype.hasOwnProperty.call(rows[i], k) || !dbEqual(rows[i][k], v));
+      if (bad.length) failures.push(`row ${i + 1}: ${bad.map(([k, v]) => `${k} = ${show(rows[i][k])}, expected ${show(v)}`).join(', ')}`);
     });
   }
   if (input.equals_var) {

@@ -267,6 +267,12 @@ describe('later published tasks (ididetxj, iyjruvfz, gavmyneb spellings)', () =>
     ]);
     assert.equal(a.inputs.row_count, '>=2');
   });
+  test('hhrdixum: list expected_result, expected_partial_result, first_row_assertions, expect_rowcount_min', () => {
+    assert.deepEqual(one('hhrdixum', 'P08', { sql: 'SELECT 1 AS ok', expected_result: [{ ok: 1 }] }).inputs, { sql: 'SELECT 1 AS ok', rows_equal: [{ ok: 1 }] });
+    assert.deepEqual(one('hhrdixum', 'P08', { sql: 'S', expected_partial_result: [{ i: 1 }] }).inputs, { sql: 'S', rows_match: [{ i: 1 }] });
+    assert.deepEqual(one('hhrdixum', 'P08', { sql: 'SELECT MIN(x) AS min_len FROM t', first_row_assertions: { min_len_gte: 50 }, expect_rowcount_min: 1 }).inputs, { sql: 'SELECT MIN(x) AS min_len FROM t', expected_result: { min_len: '>=50' }, row_count: '>=1' });
+    assert.deepEqual(one('hhrdixum', 'P08', { sql: "UPDATE t SET a = 1", expect_rowcount_min: 1 }).inputs, { sql: 'UPDATE t SET a = 1', affected_rows: '>=1' });
+  });
   test('P11 column + is_unique; P03 type_filter directory', () => {
     assert.deepEqual(one('iyjruvfz', 'P11', { table: 'Booking', column: 'uid', is_unique: true }).inputs, { table: 'Booking', expected_indexes: [{ columns: ['uid'], unique: true }] });
     assert.deepEqual(one('iyjruvfz', 'P03', { glob: '*', base_dir: '/x', min_expected: 36, type_filter: 'directory' }).inputs, { glob: '*/', base_dir: '/x', min_expected: 36 });

@@ -157,6 +157,8 @@ describe('canonical inputs for the later published tasks', () => {
     const ctx = makeCtx(env);
     assert.equal((await runPrimitive(P08, { sql: 'S', rows_equal: [{ id: 42, k: 'ab12', e: soon }, { id: '43', k: 'cd34', e: soon }] }, ctx)).passed, true);
     assert.equal((await runPrimitive(P08, { sql: 'S', rows_equal: [{ id: 42, k: 'ab12' }, { id: 43, k: 'cd34' }] }, ctx)).passed, false, 'every column is compared');
+    assert.equal((await runPrimitive(P08, { sql: 'S', rows_match: [{ id: 42, k: 'ab12' }, { id: 43 }] }, ctx)).passed, true, 'rows_match compares the named columns');
+    assert.equal((await runPrimitive(P08, { sql: 'S', rows_match: [{ id: 43 }, { id: 42 }] }, ctx)).passed, false, 'in order');
     const r = await runPrimitive(P08, { sql: "SELECT * FROM t WHERE a = :a AND b = ':a'", params: { a: "x'y" }, capture: { uid: '$.rows[1].id' }, assertions: [
       { path: '$.rows[0].id', operator: 'is_type', expected: 'integer' }, { path: '$.rows[*].k', match: 'each', operator: 'regex', expected: '^[a-z]{2}\\d{2}$' },
       { path: '$.rows[0].e', operator: 'seconds_from_now_between', expected: [3600, 10800] },

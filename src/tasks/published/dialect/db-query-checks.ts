@@ -38,6 +38,7 @@ export interface CheckOut {
   /** variable → JSONPath (an assertion's own `store_as`) */
   capture: Record<string, string>;
   rowsEqual?: unknown;
+  rowsMatch?: unknown;
 }
 
 /** `${NAME}` (iyjruvfz's variable spelling) → NAME */
@@ -217,14 +218,32 @@ export function readChecks(inputs: Inputs, o: { task: string; sql: string; mongo
     } else if (isObject(er)) {
       delete inputs.expected_result;
       expectedObject(er, o.sql, out, ctx, tolerance);
+    } else if (Array.isArray(er)) {
+      delete inputs.expected_result;
+      if (!er.every(isObject)) ctx.issue('inputs.expected_result', 'a list expected_result must hold row objects');
+      else out.rowsEqual = er;
+      ctx.spelling('expected_result [rows]', 'rows_equal', 'the result is exactly these rows, in order');
     }
   }
-  for (const k of ['expected_first_row', 'expected_row_match', 'expected_match']) {
+  for (const k of ['expected_first_row', 'expected_row_match', 'expected_match', 'first_row_assertions']) {
     const firstRow = take(k);
     if (isObject(firstRow)) {
       expectedObject(firstRow, o.sql, out, ctx, tolerance);
       ctx.spelling(k, 'expected_result {col: value}', 'values of the first row');
     } else if (firstRow !== undefined) ctx.issue(`inputs.${k}`, 'must be an object');
+  }
+  if ('expected_partial_result' in inputs) {
+    const pr = take('expected_partial_result');
+    if (!Array.isArray(pr) || !pr.every(isObject)) ctx.issue('inputs.expected_partial_result', 'must be a list of row objects');
+    else out.rowsMatch = pr;
+    ctx.spelling('expected_partial_result [..]', 'rows_match', 'the result has these rows, in order, on the named columns');
+  }
+  if ('expect_rowcount_min' in inputs) {
+    const v = take('expect_rowcount_min');
+    if (typeof v !== 'number') ctx.issue('inputs.expect_rowcount_min', 'must be a number');
+    else if (isDml(o.sql)) out.affected = `>=${v}`;
+    else out.rowCount.push(`>=${v}`);
+    ctx.spelling('expect_rowcount_min', 'row_count / affected_rows ">=n"', 'at least n rows (for INSERT/UPDATE/DELETE: rows changed)');
   }
   if ('expected_rows' in inputs) {
     const er = take('expected_rows');

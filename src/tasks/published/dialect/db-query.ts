@@ -140,6 +140,7 @@ export const dbQueryDialect: StepDialect = {
     if (checks.anyOf.length) inputs.any_of = checks.anyOf;
     if (Object.keys(checks.capture).length) inputs.capture = checks.capture;
     if (checks.rowsEqual) inputs.rows_equal = checks.rowsEqual;
+    if (checks.rowsMatch) inputs.rows_match = checks.rowsMatch;
     return { type, inputs };
   },
 };
