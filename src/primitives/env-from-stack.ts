@@ -1,13 +1,13 @@
 import { closeHostPort, openHostPort } from '../security/firewall';
 import { mkdirSync } from 'node:fs';
 import type { Logger } from 'pino';
-import { Client } from 'pg';
 import { docker, exec, readFile } from '../sandbox';
 import { rolesPort } from './auth/provider';
 import { manifestExtras, PUBLISHED_NO_ROLES } from './auth/task-roles';
 import type { Task } from '../tasks/task';
 import type { StackRef } from '../workflows/contracts';
-import type { PrimitiveEnv, SqlResult } from './types';
+import { databasePort } from './db-drivers';
+import type { PrimitiveEnv } from './types';
 import { InfraError } from '../errors';
 
 export function servicePort(stack: StackRef, service: string, port: number): number {
@@ -32,6 +32,7 @@ export function envFromStack(task: Task, stack: StackRef, artifactsDir: string, 
   };
   const app = container(task.environment.appService);
   const db = task.environment.database;
+  const dbs = db || task.environment.databases ? databasePort(db, task.environment.databases, (t) => ({ host: '127.0.0.1', port: servicePort(stack, t.service, t.port) })) : undefined;
   mkdirSync(artifactsDir, { recursive: true });
   const baseUrl = appUrlOf(task, stack);
   const execIn = async (service: string, command: string, opts?: { timeoutMs?: number; workdir?: string }) =>
@@ -82,19 +83,7 @@ export function envFromStack(task: Task, stack: StackRef, artifactsDir: string, 
           return t === 'd' ? `${p}/` : p;
         });
     },
-    sql: db
-      ? async (text: string): Promise<SqlResult> => {
-          const client = new Client({ host: '127.0.0.1', port: servicePort(stack, db.service, db.port), user: db.user, password: db.password, database: db.name, connectionTimeoutMillis: 10_000, statement_timeout: 60_000 });
-          await client.connect();
-          try {
-            const r = await client.query(text);
-            const last = Array.isArray(r) ? r[r.length - 1] : r;
-            return { rows: last.rows ?? [], columns: (last.fields ?? []).map((f: { name: string }) => f.name) };
-          } finally {
-            await client.end().catch(() => undefined);
-          }
-        }
-      : undefined,
+    ...(dbs ? { sql: dbs.sql, dbKind: dbs.dbKind, mongo: dbs.mongo } : {}),
   };
 }
 

@@ -19,6 +19,8 @@ export interface Task {
     workspace: string;
     appPort: number;
     database?: DatabaseTarget;
+    /** further databases by name (P08–P11 `database: <name>`) */
+    databases?: Record<string, DatabaseTarget>;
     /** env files to try when a compose `env_file` is missing (published tasks ship only .env.example) */
     envFileFallbacks?: string[];
   };

@@ -3,7 +3,6 @@ import { basename, join } from 'node:path';
 import type { InputIssue } from '../../errors';
 import type { Json } from '../../json';
 import { repoRoot } from '../../temporal/tools';
-import type { DatabaseTarget } from '../manifest-schema';
 import { hashTree } from '../hash';
 import { knowledgeBaseIssues } from '../knowledge-base';
 import { readJson, type LoadResult } from '../load-native';
@@ -11,6 +10,7 @@ import { checkPlaceholders } from '../placeholders';
 import type { Task } from '../task';
 import { checkDag } from '../validate-dag';
 import { derivePublishedCompose } from './compose';
+import { databaseNameIssues, publishedDatabases } from './databases';
 import { normalizePublishedDag } from './dialect';
 import type { SpellingUse } from './dialect/types';
 import { publishedPaths, promptSection, type PublishedPaths } from './layout';
@@ -108,7 +108,10 @@ export function loadPublishedTask(dirArg: string, opts: { dag?: string; derivedD
   const appPort = pack?.app?.port ?? app?.ports[0]?.target ?? 8080;
   const promptPort = /listen on port\s*`?(\d{2,5})`?/i.exec(promptText)?.[1];
   if (promptPort && Number(promptPort) !== appPort) notes.push(`the prompt says port ${promptPort} but the app port is ${appPort} (${appService})`);
-  const database = pack?.database ?? databaseOf(compose.project);
+  const found = publishedDatabases(compose.raw, compose.project, p.dockerDir);
+  const database = pack?.database ?? found.database;
+  const databases = found.databases;
+  issues.push(...databaseNameIssues(check.dag, databases, p.dagFile));
 
   // roles: the DAG's roles against the pack's declarations
   const used = rolesUsed(check.dag);
@@ -136,7 +139,7 @@ export function loadPublishedTask(dirArg: string, opts: { dag?: string; derivedD
     prdFile: p.prdFile,
     knowledgeBaseFile: p.kbFile,
     promptText,
-    environment: { composeFile: compose.composeFile, appService, workspace, appPort, envFileFallbacks: ['.env.example'], database },
+    environment: { composeFile: compose.composeFile, appService, workspace, appPort, envFileFallbacks: ['.env.example'], database, ...(databases ? { databases } : {}) },
     dagFile: p.dagFile,
     dag: check.dag,
     variables,
@@ -154,13 +157,4 @@ export function loadPublishedTask(dirArg: string, opts: { dag?: string; derivedD
     notes,
     published: { ...p, dagVariant, users, authHeaders, appPort, appService, workspace, canonicalDag: norm.dag, spellings: norm.spellings, pack, packFile, rolesMissing, rolesUsed: used },
   };
-}
-
-/** `db`/`postgres` with POSTGRES_* in the compose file. Other engines are declared in the pack. */
-function databaseOf(project: ReturnType<typeof derivePublishedCompose>['project']): DatabaseTarget | undefined {
-  if (!project) return undefined;
-  const service = Object.keys(project.services).find((s) => ['db', 'postgres', 'postgresql'].includes(s));
-  const env = service ? project.services[service]?.environment ?? {} : {};
-  if (!service || !env.POSTGRES_USER) return undefined;
-  return { kind: 'postgres', service, port: 5432, user: env.POSTGRES_USER, password: env.POSTGRES_PASSWORD ?? '', name: env.POSTGRES_DB ?? env.POSTGRES_USER };
 }

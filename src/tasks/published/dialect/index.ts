@@ -1,4 +1,8 @@
 import type { InputIssue } from '../../../errors';
+import { dbQueryDialect } from './db-query';
+import { dbSchemaDialect } from './db-schema';
+import { execDialect } from './exec';
+import { filesDialect } from './files';
 import { normalizeNode, normalizeStepShell } from './node';
 import { judgeDialect } from './judge';
 import { P13_DIALECT } from './p13';
@@ -10,6 +14,10 @@ import { isObject, takeNotes, type Inputs } from './util';
  * dialect passes through unchanged and meets the canonical schema as it is.
  */
 const DIALECTS: StepDialect[] = [
+  filesDialect, // P01–P03
+  dbQueryDialect, // P08
+  dbSchemaDialect, // P09–P11
+  execDialect, // P12
   P13_DIALECT,
   judgeDialect,
 ];

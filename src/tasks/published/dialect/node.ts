@@ -53,6 +53,7 @@ export function normalizeNode(raw: Inputs, at: string, ctx: DialectContext, issu
     else node.run_last = v;
     ctx.spelling('_run_last', 'run_last', 'the node runs after every node not marked run_last has finished (it invalidates sessions others use)');
   }
+  if ('forbid_elixir_errors' in node) forbidElixirErrors(node, issue, ctx);
   const scoring = isObject(node.scoring) ? node.scoring : undefined;
   for (const [k, canonical] of [['maxScore', 'maxScore'], ['max_score', 'maxScore'], ['method', 'method']] as const) {
     if (!(k in node)) continue;
@@ -89,6 +90,23 @@ export function normalizeNode(raw: Inputs, at: string, ctx: DialectContext, issu
   }
   if (Object.keys(notes).length) node.notes = { ...(isObject(node.notes) ? node.notes : {}), ...notes };
   return node;
+}
+
+/**
+ * orghjavi sets `forbid_elixir_errors` on a node as well as on its P12 steps: the node-level flag
+ * applies to every P12 step of the node (its steps' own flag, when given, must agree).
+ */
+function forbidElixirErrors(node: Inputs, issue: (path: string, message: string) => void, ctx: DialectContext) {
+  const v = node.forbid_elixir_errors;
+  delete node.forbid_elixir_errors;
+  if (typeof v !== 'boolean') return issue('forbid_elixir_errors', 'must be true or false');
+  ctx.spelling('node forbid_elixir_errors', 'P12 steps forbid_elixir_errors', 'every P12 step of the node fails on Elixir/Mix error output');
+  if (!Array.isArray(node.primitive_chain)) return;
+  node.primitive_chain.forEach((s, j) => {
+    if (!isObject(s) || String(s.type ?? s.primitive).toUpperCase() !== 'P12' || !isObject(s.inputs)) return;
+    if (s.inputs.forbid_elixir_errors === undefined) s.inputs.forbid_elixir_errors = v;
+    else if (s.inputs.forbid_elixir_errors !== v) issue(`primitive_chain[${j}].inputs.forbid_elixir_errors`, 'disagrees with the node-level forbid_elixir_errors');
+  });
 }
 
 const normMethod = (m: unknown) => (m === 'llm_judge' ? 'llm-judge' : m);
