@@ -227,6 +227,24 @@ for pkg in tasks/*/solution/package.json; do
 done
 shopt -u nullglob
 
+# ---- 6b. MongoDB-protocol test server (tests only) ---------------------------------------------
+# test/tools/ferretdb embeds FerretDB (SQLite backend) so the MongoDB integration tests talk to a
+# real MongoDB wire-protocol server; Go fetches its modules from the Go module proxy. Rebuilt when
+# its sources change; without Go those tests skip, saying so.
+FERRET_SRC=test/tools/ferretdb
+FERRET_BIN="$STATE/bin/ferretdb-test"
+if [ ! -x "$FERRET_BIN" ] || [ "$FERRET_SRC/main.go" -nt "$FERRET_BIN" ] || [ "$FERRET_SRC/go.sum" -nt "$FERRET_BIN" ]; then
+  if command -v go >/dev/null 2>&1; then
+    t=$SECONDS
+    log="$LOGS/ferretdb-test.log"
+    mkdir -p "$STATE/bin"
+    (cd "$FERRET_SRC" && go build -o "$FERRET_BIN" .) >"$log" 2>&1 || { tail_log "$log"; die "building $FERRET_BIN failed; see $log"; }
+    report_if_slow "$t" "MongoDB-protocol test server built ($FERRET_BIN)"
+  else
+    warn "go is not installed: the MongoDB integration tests will skip (they need $FERRET_BIN)"
+  fi
+fi
+
 # ---- 7. compile, then the sample task's images -----------------------------------------------
 # Both run every time (tsc is incremental; the image build skips up-to-date content-hash tags), so
 # they speak only when they fail or actually built something.

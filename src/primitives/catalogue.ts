@@ -36,7 +36,6 @@ import type { Primitive } from './types';
 const LAST_VARS = LAST_VARS_LOCAL;
 
 const names = (v: unknown): string[] => (v && typeof v === 'object' ? Object.keys(v as object) : []);
-const one = (v: unknown): string[] => (typeof v === 'string' && v ? [v] : []);
 
 /**
  * P04 as the catalogue runs it: the chain's session (current role's headers and cookie jar) is
@@ -98,11 +97,11 @@ export const CATALOGUE: Primitive[] = ([
   P05,
   P06,
   P07,
-  withProduces(P08 as unknown as Primitive, (i) => ({ exported: one(i.store_as), local: LAST_VARS })),
+  withProduces(P08 as unknown as Primitive, (i) => ({ exported: P08.produces!(i).exported, local: LAST_VARS })),
   P09,
   P10,
   P11,
-  withProduces(P12 as unknown as Primitive, (i) => ({ exported: one(i.capture_stdout_as), local: ['previous'] })),
+  P12,
   P13,
   P14,
   P15,

@@ -1,13 +1,13 @@
 import { closeHostPort, openHostPort } from '../security/firewall';
 import { mkdirSync } from 'node:fs';
 import type { Logger } from 'pino';
-import { Client } from 'pg';
 import { docker, exec, readFile } from '../sandbox';
-import { noRoles, rolesPort } from './auth/provider';
+import { rolesPort } from './auth/provider';
 import { manifestExtras, PUBLISHED_NO_ROLES } from './auth/task-roles';
 import type { Task } from '../tasks/task';
 import type { StackRef } from '../workflows/contracts';
-import type { PrimitiveEnv, SqlResult } from './types';
+import { databasePort } from './db-drivers';
+import type { PrimitiveEnv } from './types';
 import { InfraError } from '../errors';
 
 export function servicePort(stack: StackRef, service: string, port: number): number {
@@ -32,15 +32,17 @@ export function envFromStack(task: Task, stack: StackRef, artifactsDir: string, 
   };
   const app = container(task.environment.appService);
   const db = task.environment.database;
+  const dbs = db || task.environment.databases ? databasePort(db, task.environment.databases, (t) => ({ host: '127.0.0.1', port: servicePort(stack, t.service, t.port) })) : undefined;
   mkdirSync(artifactsDir, { recursive: true });
   const baseUrl = appUrlOf(task, stack);
   const execIn = async (service: string, command: string, opts?: { timeoutMs?: number; workdir?: string }) =>
     exec(container(service), ['bash', '-c', command], { timeoutMs: opts?.timeoutMs, workdir: opts?.workdir ?? task.environment.workspace });
   const extras = manifestExtras(task);
   const declared = extras.roles;
-  const roles = Object.keys(declared).length
-    ? rolesPort(declared, { baseUrl, appService: task.environment.appService, exec: execIn, cacheKey: stack.project })
-    : noRoles(task.layout === 'published' ? PUBLISHED_NO_ROLES : 'this task declares no roles (task.yaml `roles:`; see docs/primitives.md#roles)');
+  // undeclared roles fail naming why; inline P13 logins work either way
+  const undeclaredHint =
+    task.layout === 'published' ? PUBLISHED_NO_ROLES : Object.keys(declared).length ? undefined : 'this task declares no roles (task.yaml `roles:`; see docs/primitives.md#roles)';
+  const roles = rolesPort(declared, { baseUrl, appService: task.environment.appService, exec: execIn, cacheKey: stack.project, undeclaredHint });
   return {
     baseUrl,
     workspace: task.environment.workspace,
@@ -85,19 +87,7 @@ export function envFromStack(task: Task, stack: StackRef, artifactsDir: string, 
           return t === 'd' ? `${p}/` : p;
         });
     },
-    sql: db
-      ? async (text: string): Promise<SqlResult> => {
-          const client = new Client({ host: '127.0.0.1', port: servicePort(stack, db.service, db.port), user: db.user, password: db.password, database: db.name, connectionTimeoutMillis: 10_000, statement_timeout: 60_000 });
-          await client.connect();
-          try {
-            const r = await client.query(text);
-            const last = Array.isArray(r) ? r[r.length - 1] : r;
-            return { rows: last.rows ?? [], columns: (last.fields ?? []).map((f: { name: string }) => f.name) };
-          } finally {
-            await client.end().catch(() => undefined);
-          }
-        }
-      : undefined,
+    ...(dbs ? { sql: dbs.sql, dbKind: dbs.dbKind, mongo: dbs.mongo } : {}),
   };
 }
 

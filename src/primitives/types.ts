@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import type { Logger } from 'pino';
 import type { Json } from '../json';
 import type { Browser } from 'playwright-core';
+import type { LoginOverride } from './auth/roles-schema';
 
 /** What a primitive reports. `passed` drives the node score; `data` is evidence for the report. */
 export interface PrimitiveOutcome {
@@ -31,6 +32,27 @@ export interface ExecResult {
 export interface SqlResult {
   rows: Record<string, unknown>[];
   columns: string[];
+  /** rows an INSERT/UPDATE/DELETE changed (statements without a result set) */
+  affectedRows?: number;
+}
+
+/** Database engines a task can declare (environment.database / databases). */
+export type DbKind = 'postgres' | 'mysql' | 'clickhouse' | 'mongodb';
+
+/** Which declared database a step talks to, and optional other credentials for it. */
+export interface DbOptions {
+  /** a name of environment.databases; undefined = the primary environment.database */
+  database?: string;
+  /** connect as another user / to another database name on the same server (port: the server's own port, checked) */
+  connection?: { user?: string; password?: string; name?: string; port?: number };
+}
+
+/** A MongoDB read (src/primitives/mongo-op.ts); documents come back as plain JSON. */
+export interface MongoResult {
+  /** documents (find, aggregate), one or none (findOne), [{count}] (countDocuments), [{value}] (distinct) */
+  rows: Record<string, unknown>[];
+  /** the operation's own result: a document or null, a count, a list */
+  value: unknown;
 }
 
 /**
@@ -54,7 +76,11 @@ export interface PrimitiveEnv {
   statPath(path: string): Promise<'file' | 'dir' | null>;
   /** every file and directory under `dir` (recursive), paths relative to `dir`, dirs suffixed with / */
   listTree(dir: string): Promise<string[] | null>;
-  sql?(text: string): Promise<SqlResult>;
+  sql?(text: string, opts?: DbOptions): Promise<SqlResult>;
+  /** the engine of a declared database (undefined argument = the primary); undefined = not declared */
+  dbKind?(database?: string): DbKind | undefined;
+  /** run a MongoDB request on a declared mongodb database */
+  mongo?(req: import('./mongo-op').MongoRequest, opts?: DbOptions): Promise<MongoResult>;
   judge?: JudgePort;
   /** directory for artifacts of this node (screenshots, raw bodies) */
   artifactsDir: string;
@@ -80,10 +106,14 @@ export interface PrimitiveEnv {
 /** Credentials of one role, as P13 obtained them. Values are secrets: never logged or recorded. */
 export interface RoleCredentials {
   role: string;
-  /** 'login' (HTTP login), 'api_key' (static header pair), 'seed' (command in a container), 'anonymous' */
-  kind: 'login' | 'api_key' | 'seed' | 'anonymous';
+  /** 'login' (HTTP login), 'api_key' (static header pair), 'seed' (command in a container), 'basic' (HTTP Basic), 'anonymous' */
+  kind: 'login' | 'api_key' | 'seed' | 'basic' | 'anonymous';
   headers: Record<string, string>;
   cookies: StoredCookie[];
+  /** what a login/seed produced (a P13 `token_as` copies it into chain variables) */
+  token?: string;
+  /** the login's own response (a P13 records it as the chain's last response) */
+  response?: LastResponse;
   username?: string;
   /** a line for the step message, without secrets (e.g. "POST /login → 200, cookie sid") */
   summary: string;
@@ -103,14 +133,27 @@ export interface RolesPort {
   /** declared username of a role, if any (SCREENSHOT `login_as` maps a username onto a role) */
   usernameOf(role: string, vars: Record<string, Json>): string | undefined;
   /** obtain credentials; throws RoleError with a clear message when that is impossible */
-  credentials(role: string, opts: { vars: Record<string, Json>; method?: string; forceRefresh?: boolean }): Promise<RoleCredentials>;
+  credentials(role: string, opts: CredentialsRequest): Promise<RoleCredentials>;
+}
+
+/** What a P13 step asks of a role's credentials. */
+export interface CredentialsRequest {
+  vars: Record<string, Json>;
+  method?: string;
+  forceRefresh?: boolean;
+  /** this step's username/password instead of the role's (templated) */
+  credentials?: { username?: string; password?: string };
+  /** this step's login fields over the role's declared login (an inline login when the role has none) */
+  login?: LoginOverride;
+  /** this step's token headers over the role's `send` (templated with {{token}} and the login's captures) */
+  send?: Record<string, string>;
 }
 
 /** The chain's session state: the current role and one cookie jar + header set per role. */
 export interface ChainAuth {
   /** the role P13 selected last; undefined = no role (the chain's anonymous jar) */
   role?: string;
-  sessions: Record<string, { headers: Record<string, string>; cookies: StoredCookie[]; kind: RoleCredentials['kind']; failed?: boolean }>;
+  sessions: Record<string, { headers: Record<string, string>; cookies: StoredCookie[]; kind: RoleCredentials['kind']; token?: string; failed?: boolean }>;
 }
 
 export interface JudgeRequest {
@@ -136,6 +179,11 @@ export interface ChainState {
   vars: Record<string, Json>;
   exports: Record<string, Json>;
   last?: LastResponse;
+  /**
+   * Every response recorded in this chain, oldest first: each step's last response (HTTP, SQL), as
+   * run-chain.ts sees `last` change. P17 `chain_responses` / `sql_result` evidence reads it.
+   */
+  responses?: LastResponse[];
   /** role sessions of this chain (P13 sets the role; HTTP primitives send its credentials) */
   auth?: ChainAuth;
 }
@@ -144,6 +192,8 @@ export interface PrimitiveContext {
   env: PrimitiveEnv;
   state: ChainState;
   nodeId: string;
+  /** ids of the node's prerequisites (P17 `prereq_responses` reads what their chains recorded) */
+  prereqs?: readonly string[];
   /** set a variable for the rest of the chain and export it to dependent nodes */
   setVar(name: string, value: Json): void;
 }

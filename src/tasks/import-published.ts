@@ -157,6 +157,7 @@ export function importPublishedTask(src: string, o: ImportOptions): ImportResult
       workspace: t.environment.workspace,
       appPort: t.environment.appPort,
       ...(t.environment.database ? { database: t.environment.database } : {}),
+      ...(t.environment.databases ? { databases: t.environment.databases } : {}),
     },
     evaluation: { dag: 'evaluation/dag.json' },
     variables: t.variables,

@@ -19,6 +19,8 @@ export interface Task {
     workspace: string;
     appPort: number;
     database?: DatabaseTarget;
+    /** further databases by name (P08–P11 `database: <name>`) */
+    databases?: Record<string, DatabaseTarget>;
     /** env files to try when a compose `env_file` is missing (published tasks ship only .env.example) */
     envFileFallbacks?: string[];
   };
@@ -28,6 +30,10 @@ export interface Task {
   variables: Record<string, Json>;
   /** upstream codebases the agent must not clone or download (task.yaml forbiddenSources) */
   forbiddenSources?: string[];
+  /** packages the agent must not install (published: the benchmark pack; `*` wildcards) */
+  forbiddenLibraries?: string[];
+  /** container images the agent must not pull or run (published: the benchmark pack; `*` wildcards) */
+  forbiddenImages?: string[];
   /** how the evaluator obtains each role's credentials (task.yaml `roles:`; none for published tasks) */
   roles: RolesDecl;
   /** copy id-like fields of 2xx JSON responses into chain variables (published tasks; task.yaml `compat:`) */

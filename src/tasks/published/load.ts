@@ -3,7 +3,6 @@ import { basename, join } from 'node:path';
 import type { InputIssue } from '../../errors';
 import type { Json } from '../../json';
 import { repoRoot } from '../../temporal/tools';
-import type { DatabaseTarget } from '../manifest-schema';
 import { hashTree } from '../hash';
 import { knowledgeBaseIssues } from '../knowledge-base';
 import { readJson, type LoadResult } from '../load-native';
@@ -11,11 +10,13 @@ import { checkPlaceholders } from '../placeholders';
 import type { Task } from '../task';
 import { checkDag } from '../validate-dag';
 import { derivePublishedCompose } from './compose';
+import { databaseNameIssues, publishedDatabases } from './databases';
 import { normalizePublishedDag } from './dialect';
 import type { SpellingUse } from './dialect/types';
 import { publishedPaths, promptSection, type PublishedPaths } from './layout';
 import { loadPackEntry, type PackEntry } from './pack';
 import { rolesUsed } from './roles-used';
+import { addPublishedContextEdges } from './context-edges';
 import { declaredTotalNotes, readScoringConfig, trajectoriesOf } from './scoring-config';
 import { parseAuthHeaders, parseTestUsers, userVariables } from './settings';
 
@@ -107,13 +108,20 @@ export function loadPublishedTask(dirArg: string, opts: { dag?: string; derivedD
   const appPort = pack?.app?.port ?? app?.ports[0]?.target ?? 8080;
   const promptPort = /listen on port\s*`?(\d{2,5})`?/i.exec(promptText)?.[1];
   if (promptPort && Number(promptPort) !== appPort) notes.push(`the prompt says port ${promptPort} but the app port is ${appPort} (${appService})`);
-  const database = pack?.database ?? databaseOf(compose.project);
+  const found = publishedDatabases(compose.raw, compose.project, p.dockerDir);
+  const database = pack?.database ?? found.database;
+  const databases = found.databases;
+  issues.push(...databaseNameIssues(check.dag, databases, p.dagFile));
 
   // roles: the DAG's roles against the pack's declarations
   const used = rolesUsed(check.dag);
   const declared = Object.keys(pack?.roles ?? {});
   const rolesMissing = used.filter((r) => r !== 'anonymous' && !declared.includes(r));
   notes.push(`roles: ${used.length} used (${used.join(', ') || 'none'}), ${declared.length} declared, ${rolesMissing.length} missing${rolesMissing.length ? ` (${rolesMissing.join(', ')}): P13 fails naming the role until benchmarks/saasbench/tasks/${p.publishedId}.yaml declares it` : ''}`);
+
+  // the published run-wide context: readers run after the earlier nodes that capture what they read
+  const ctxEdges = addPublishedContextEdges(check.dag, norm.dag.nodes, Object.keys(variables));
+  if (ctxEdges.edges) notes.push(`published context: ${ctxEdges.nodes} node(s) read variables captured by earlier nodes that are not their prereqs; they run after those ${ctxEdges.edges} producer edge(s) (docs/compatibility.md#chain-context)`);
 
   // placeholders: published DAGs are data we do not control, so unresolvable ones are notes here
   // (the node fails at run time naming the variable); for native tasks they are errors.
@@ -131,7 +139,7 @@ export function loadPublishedTask(dirArg: string, opts: { dag?: string; derivedD
     prdFile: p.prdFile,
     knowledgeBaseFile: p.kbFile,
     promptText,
-    environment: { composeFile: compose.composeFile, appService, workspace, appPort, envFileFallbacks: ['.env.example'], database },
+    environment: { composeFile: compose.composeFile, appService, workspace, appPort, envFileFallbacks: ['.env.example'], database, ...(databases ? { databases } : {}) },
     dagFile: p.dagFile,
     dag: check.dag,
     variables,
@@ -140,6 +148,8 @@ export function loadPublishedTask(dirArg: string, opts: { dag?: string; derivedD
     roles: pack?.roles ?? {},
     publishedIdCapture: true,
     ...(forbidden?.sources.length ? { forbiddenSources: forbidden.sources } : {}),
+    ...(forbidden?.libraries.length ? { forbiddenLibraries: forbidden.libraries } : {}),
+    ...(forbidden?.images.length ? { forbiddenImages: forbidden.images } : {}),
   };
   return {
     task,
@@ -147,13 +157,4 @@ export function loadPublishedTask(dirArg: string, opts: { dag?: string; derivedD
     notes,
     published: { ...p, dagVariant, users, authHeaders, appPort, appService, workspace, canonicalDag: norm.dag, spellings: norm.spellings, pack, packFile, rolesMissing, rolesUsed: used },
   };
-}
-
-/** `db`/`postgres` with POSTGRES_* in the compose file. Other engines are declared in the pack. */
-function databaseOf(project: ReturnType<typeof derivePublishedCompose>['project']): DatabaseTarget | undefined {
-  if (!project) return undefined;
-  const service = Object.keys(project.services).find((s) => ['db', 'postgres', 'postgresql'].includes(s));
-  const env = service ? project.services[service]?.environment ?? {} : {};
-  if (!service || !env.POSTGRES_USER) return undefined;
-  return { kind: 'postgres', service, port: 5432, user: env.POSTGRES_USER, password: env.POSTGRES_PASSWORD ?? '', name: env.POSTGRES_DB ?? env.POSTGRES_USER };
 }

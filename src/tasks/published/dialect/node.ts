@@ -7,7 +7,15 @@ import type { DialectContext } from './types';
  * (`evidence`, `source_evidence` quote the PRD; `kb_ref(s)` name knowledge-base entries) and
  * authors' notes. They are kept on the canonical node as `notes` and shown in its record.
  */
-const DOC_NODE_KEYS = ['evidence', 'source_evidence', 'kb_ref', 'kb_refs', 'patch_note', 'header_name_any_of'];
+const DOC_MEANING: Record<string, string> = {
+  evidence: 'the PRD passage the node checks; shown in its record',
+  source_evidence: 'where in the original product the behaviour is; shown in its record',
+  kb_ref: 'the knowledge-base entry the node relies on; shown in its record',
+  kb_refs: 'the knowledge-base entries the node relies on; shown in its record',
+  patch_note: "the author's note on a fix of the node; shown in its record",
+  header_name_any_of: 'header names the author had in mind (the steps name the headers they send); shown in its record',
+};
+const DOC_NODE_KEYS = Object.keys(DOC_MEANING);
 
 /** Canonical node keys (the native dag.json node). */
 const CANONICAL_NODE_KEYS = ['id', 'description', 'prereqs', 'primitive_chain', 'scoring', 'complexity_tier', 'trajectories', 'notes', 'id_capture', 'run_last'];
@@ -45,6 +53,7 @@ export function normalizeNode(raw: Inputs, at: string, ctx: DialectContext, issu
     else node.run_last = v;
     ctx.spelling('_run_last', 'run_last', 'the node runs after every node not marked run_last has finished (it invalidates sessions others use)');
   }
+  if ('forbid_elixir_errors' in node) forbidElixirErrors(node, issue, ctx);
   const scoring = isObject(node.scoring) ? node.scoring : undefined;
   for (const [k, canonical] of [['maxScore', 'maxScore'], ['max_score', 'maxScore'], ['method', 'method']] as const) {
     if (!(k in node)) continue;
@@ -54,7 +63,7 @@ export function normalizeNode(raw: Inputs, at: string, ctx: DialectContext, issu
     const want = scoring[canonical];
     const same = canonical === 'method' ? normMethod(v) === normMethod(want) : v === want;
     if (!same) issue(k, `node-level ${k} ${JSON.stringify(v)} disagrees with scoring.${canonical} ${JSON.stringify(want)}`);
-    ctx.spelling(`node ${k}`, `scoring.${canonical}`, 'a copy of the scoring value at node level (checked to agree)');
+    ctx.spelling(k, `scoring.${canonical}`, 'a copy of the scoring value at node level (checked to agree)');
   }
   if (scoring) {
     for (const [k, allowed] of Object.entries(SCORING_NOTE_VALUES)) {
@@ -76,11 +85,28 @@ export function normalizeNode(raw: Inputs, at: string, ctx: DialectContext, issu
     if (DOC_NODE_KEYS.includes(k) || isNoteKey(k)) {
       notes[k] = node[k];
       delete node[k];
-      if (DOC_NODE_KEYS.includes(k)) ctx.spelling(`node ${k}`, 'notes', 'documentation of the node (PRD quote, knowledge-base reference), shown in its record');
+      if (DOC_NODE_KEYS.includes(k)) ctx.spelling(k, 'notes', DOC_MEANING[k]);
     }
   }
   if (Object.keys(notes).length) node.notes = { ...(isObject(node.notes) ? node.notes : {}), ...notes };
   return node;
+}
+
+/**
+ * orghjavi sets `forbid_elixir_errors` on a node as well as on its P12 steps: the node-level flag
+ * applies to every P12 step of the node (its steps' own flag, when given, must agree).
+ */
+function forbidElixirErrors(node: Inputs, issue: (path: string, message: string) => void, ctx: DialectContext) {
+  const v = node.forbid_elixir_errors;
+  delete node.forbid_elixir_errors;
+  if (typeof v !== 'boolean') return issue('forbid_elixir_errors', 'must be true or false');
+  ctx.spelling('node forbid_elixir_errors', 'P12 steps forbid_elixir_errors', 'every P12 step of the node fails on Elixir/Mix error output');
+  if (!Array.isArray(node.primitive_chain)) return;
+  node.primitive_chain.forEach((s, j) => {
+    if (!isObject(s) || String(s.type ?? s.primitive).toUpperCase() !== 'P12' || !isObject(s.inputs)) return;
+    if (s.inputs.forbid_elixir_errors === undefined) s.inputs.forbid_elixir_errors = v;
+    else if (s.inputs.forbid_elixir_errors !== v) issue(`primitive_chain[${j}].inputs.forbid_elixir_errors`, 'disagrees with the node-level forbid_elixir_errors');
+  });
 }
 
 const normMethod = (m: unknown) => (m === 'llm_judge' ? 'llm-judge' : m);
@@ -99,7 +125,7 @@ export function normalizeStepShell(raw: unknown, at: string, ctx: DialectContext
     if ('type' in step && step.type !== step.primitive) issues.push({ file, path: `${at}.primitive`, nodeId, message: `"primitive" and "type" disagree (${JSON.stringify(step.primitive)} vs ${JSON.stringify(step.type)})` });
     step.type = step.type ?? step.primitive;
     delete step.primitive;
-    ctx.spelling('step primitive', 'type', 'the step\'s primitive type');
+    ctx.spelling('primitive', 'type', 'the step\'s primitive type');
   }
   const inputs = isObject(step.inputs) ? step.inputs : step.inputs === undefined ? {} : null;
   if (inputs === null) {
@@ -110,7 +136,7 @@ export function normalizeStepShell(raw: unknown, at: string, ctx: DialectContext
     if ('save_as' in inputs) issues.push({ file, path: `${at}.save_as`, nodeId, message: 'save_as is given beside and inside inputs' });
     else inputs.save_as = step.save_as;
     delete step.save_as;
-    ctx.spelling('step save_as', 'inputs.save_as', 'a capture named beside the inputs (read as the same input inside them)');
+    ctx.spelling('save_as (beside inputs)', 'inputs.save_as', 'a capture named beside the inputs (read as the same input inside them)');
   }
   const type = step.type;
   delete step.type;
