@@ -10,7 +10,7 @@ import { readJson, type LoadResult } from '../load-native';
 import { checkPlaceholders } from '../placeholders';
 import type { Task } from '../task';
 import { checkDag } from '../validate-dag';
-import { derivePublishedCompose } from './compose';
+import { PUBLISHED_COMPOSE_ENV, derivePublishedCompose } from './compose';
 import { normalizePublishedDag } from './dialect';
 import type { SpellingUse } from './dialect/types';
 import { publishedPaths, promptSection, type PublishedPaths } from './layout';
@@ -131,7 +131,7 @@ export function loadPublishedTask(dirArg: string, opts: { dag?: string; derivedD
     prdFile: p.prdFile,
     knowledgeBaseFile: p.kbFile,
     promptText,
-    environment: { composeFile: compose.composeFile, appService, workspace, appPort, envFileFallbacks: ['.env.example'], database },
+    environment: { composeFile: compose.composeFile, appService, workspace, appPort, envFileFallbacks: ['.env.example'], composeEnv: { ...PUBLISHED_COMPOSE_ENV }, database },
     dagFile: p.dagFile,
     dag: check.dag,
     variables,
