@@ -14,6 +14,8 @@ export interface RolloutLock {
   harness: { version: string; commit: string | null; dirty: boolean; node: string; temporalSdk: string };
   task: { id: string; layout: string; hash: string; dagFile: string; dagSha256: string };
   images: Record<string, { ref: string; id: string | null }>;
+  /** the image map applied (flags, sweep file, SAASBENCH_IMAGE_MAP): from → to; absent when none */
+  imageMap?: Record<string, string>;
   agent?: { name: string; cliVersion: string | null; model: string };
   judge?: { enabled: boolean; model: string };
   /** the agent's sandbox as applied (docs/security.md); informational, not part of diffLock */
