@@ -61,7 +61,9 @@ export async function runNode(node: DagNode, env: PrimitiveEnv, opts: RunNodeOpt
     return { status: 'ERROR', score: 0, message: `${e.name}: ${e.message}`, steps, exports: state.exports, error: { name: e.name, message: e.message, stack: e.stack } };
   }
   const { status, score } = scoreNode({ method, maxScore, chainLength: node.chain.length, passes, judge });
-  return { status, score, message: summarize(status, steps, node.chain.length), steps, exports: status === 'PASSED' ? state.exports : {}, };
+  // captures of any outcome: dependents only run after PASSED prereqs, while nodes that run `after`
+  // this one (the published run-wide context) see what it captured whatever its status
+  return { status, score, message: summarize(status, steps, node.chain.length), steps, exports: state.exports };
 }
 
 async function runStep(type: string, rawInputs: Record<string, unknown>, env: PrimitiveEnv, state: ChainState, nodeId: string): Promise<{ resolved: unknown; result: PrimitiveOutcome }> {
