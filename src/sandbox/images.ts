@@ -6,7 +6,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { ServiceSpec } from './compose-schema';
 import { docker } from './client';
-import { ImageMissingError, SandboxInfraError, infra, isNotFound } from './errors';
+import { SandboxInfraError, infra, isNotFound } from './errors';
 import { LABEL, imageSlug } from './naming';
 import { dockerignore, packEntries, walkDir, type DirEntry } from './tar';
 import { mapDockerfile, type MappedDockerfile } from './dockerfile';
@@ -37,13 +37,6 @@ export async function tryPull(service: string, ref: string, onProgress: Progress
     return err instanceof Error ? firstLine(err.message) : String(err);
   }
   return (await imageExists(ref)) ? null : 'pull reported success but the image is absent';
-}
-
-export async function ensureImage(service: string, ref: string, onProgress: Progress): Promise<string> {
-  if (await imageExists(ref)) return ref;
-  const failed = await tryPull(service, ref, onProgress);
-  if (failed) throw new ImageMissingError(service, ref, failed);
-  return ref;
 }
 
 export interface BuildInput {
