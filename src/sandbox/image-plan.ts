@@ -6,7 +6,6 @@
 //   image + build         pull_policy build → build; present → use; never → build;
 //                         else pull when a registry answers, otherwise build
 // After the image map (image-map.ts) rewrote `image:` and the Dockerfile's bases.
-import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { ComposeProject, ServiceSpec } from './compose-schema';
 import { docker } from './client';
@@ -115,10 +114,9 @@ async function planService(svc: ServiceSpec, taskId: string, map: ImageMap | und
   // build
   const prepared = await buildTag(svc, taskId, map);
   const present = await imageExists(prepared.tag);
-  const text = fs.readFileSync(svc.build!.dockerfile, 'utf8');
   const bases: BaseStatus[] = [];
   if (!present) {
-    for (const b of baseImages(text, prepared.input.args)) {
+    for (const b of baseImages(prepared.input.dockerfileText, prepared.input.args)) {
       const s: BaseStatus = { ref: b.resolved, present: await imageExists(b.resolved) };
       const m = prepared.input.mapped.find((x) => x.line === b.line);
       if (m) s.mappedFrom = m.from;

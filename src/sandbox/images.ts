@@ -45,6 +45,8 @@ export interface BuildInput {
   args: Record<string, string>;
   /** base images rewritten by the image map */
   mapped: MappedDockerfile['mapped'];
+  /** the Dockerfile as built (after the image map) */
+  dockerfileText: string;
   /** Dockerfile name as the daemon should see it inside the context. */
   dockerfileName: string;
   /** Set when the Dockerfile lives outside the context and must be injected. */
@@ -93,7 +95,7 @@ async function prepareBuild(svc: ServiceSpec, imageMap: ImageMap | undefined): P
   const dockerfileName = inject ? '.saasbench.Dockerfile' : relDockerfile;
   h.update(`dockerfile\0${dockerfileName}\0`).update(dfContent);
   h.update(`\0args\0${JSON.stringify(Object.entries(m.args).sort(([a], [b]) => a.localeCompare(b)))}`);
-  return { entries, args: m.args, mapped: m.mapped, dockerfileName, injectedDockerfile: inject ? dfContent : undefined, hash: h.digest('hex') };
+  return { entries, args: m.args, mapped: m.mapped, dockerfileText: m.text, dockerfileName, injectedDockerfile: inject ? dfContent : undefined, hash: h.digest('hex') };
 }
 
 /** Build a service's image (content-hash tag, reused when it exists). */

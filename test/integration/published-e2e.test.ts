@@ -119,6 +119,17 @@ test('without the image map: the preflight fails in seconds naming both images; 
   assert.ok(!r.stderr.includes('started rollout/'), 'no workflow was started');
   assert.equal(existsSync(join(runsDir, `${SWEEP}-pre.ghmkznee.noop.none.0`)), false, 'no run folder');
   assert.deepEqual(labelledFor(`${SWEEP}-pre`), []);
+  // tasks check says the same, and what fixes it; with the map every image is there
+  const check = await saasbench(['tasks', 'check', dir]);
+  assert.equal(check.code, 1, check.stderr);
+  assert.match(check.stdout, /interpolated with: \.env, then IMAGE_TAG="model" APP_CMD="sleep infinity"/);
+  assert.match(check.stdout, /hint: saasbench images standins postgres dev/);
+  const fixed = await saasbench(['tasks', 'check', dir, '--json', ...MAP_FLAGS]);
+  assert.equal(fixed.code, 0, fixed.stdout);
+  const plan = JSON.parse(fixed.stdout);
+  assert.deepEqual(plan.images.map((p: { service: string; action: string }) => [p.service, p.action]), [['db', 'use'], ['app', 'build']]);
+  assert.equal(plan.images[1].build.bases[0]?.ref ?? 'built', plan.images[1].build.present ? 'built' : 'saasbench/standin-dev:bookworm');
+  assert.ok(plan.keys.service.includes('healthcheck') && plan.keys.top.includes('volumes'));
 });
 
 test('noop agent: every node of the DAG gets a status; stand-ins in the lock; the stack is removed', opt, async () => {

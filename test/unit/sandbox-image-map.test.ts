@@ -2,6 +2,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { baseImages, canonicalRef, checkImageMap, imageMapFromEnv, ImageMapError, mapDockerfile, mapImage, parseImageMap } from '../../src/sandbox';
 import { standinImageMap } from '../../src/sandbox/standins';
+import { resolveSweepTasks } from '../../src/activities/sweep-resolve';
+import { repoRoot } from '../../src/temporal/tools';
+import { SweepInputSchema } from '../../src/workflows/sweep-contracts';
+import { rolloutInputFor } from '../../src/workflows/sweep-entries';
 
 test('canonical references: docker.io/library and :latest are implied', () => {
   assert.equal(canonicalRef('postgres'), 'docker.io/library/postgres:latest');
@@ -83,4 +87,16 @@ test('the stand-in map covers the published infrastructure images it claims', ()
   assert.equal(mapImage('shadetocloak/saasbench-dev:base', m), 'saasbench/standin-dev:bookworm');
   assert.equal(mapImage('pgvector/pgvector:pg16', m), undefined, 'no pgvector in Debian bookworm: not claimed');
   assert.deepEqual(Object.values(standinImageMap(['redis'])), ['saasbench/standin-redis:7', 'saasbench/standin-redis:7']);
+});
+
+test('a sweep file\'s imageMap: carried into every rollout input; a bad entry is an issue at imageMap.<from>', () => {
+  const raw = { name: 'maps', tasks: ['tasks/helpdesk'], agents: ['noop'], imageMap: { 'postgres:*': 'saasbench/standin-postgres:15', 'redis:*': 'Not A Ref' } };
+  const input = SweepInputSchema.parse(raw);
+  const { issues } = resolveSweepTasks(input, 'sweep.yaml', repoRoot());
+  assert.deepEqual(issues, [{ file: 'sweep.yaml', path: 'imageMap.redis:*', message: '"Not A Ref" is not an image reference' }]);
+  const ok = SweepInputSchema.parse({ ...raw, imageMap: { 'postgres:*': 'saasbench/standin-postgres:15' } });
+  assert.deepEqual(resolveSweepTasks(ok, 'sweep.yaml', repoRoot()).issues, []);
+  const child = rolloutInputFor(ok, { workflowId: 'w', rolloutKey: 'k', taskId: 'helpdesk', taskDir: '/x', agent: 'noop', model: 'none', repeat: 0 });
+  assert.deepEqual(child.imageMap, { 'postgres:*': 'saasbench/standin-postgres:15' });
+  assert.equal(rolloutInputFor(SweepInputSchema.parse({ ...raw, imageMap: undefined }), { workflowId: 'w', rolloutKey: 'k', taskId: 'helpdesk', taskDir: '/x', agent: 'noop', model: 'none', repeat: 0 }).imageMap, undefined);
 });
