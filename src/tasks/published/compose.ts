@@ -15,6 +15,11 @@ const INFRA = new Set(['db', 'redis', 'postgres', 'postgresql', 'mysql', 'mariad
  */
 export const PUBLISHED_COMPOSE_ENV: Readonly<Record<string, string>> = Object.freeze({ IMAGE_TAG: 'model', APP_CMD: 'sleep infinity' });
 
+/** PUBLISHED_COMPOSE_ENV as `.env` lines, for an imported task (its `.env` is its only interpolation source). */
+export function modelRunDotenv(): string {
+  return `\n# a model run, as the published prepare_workspace.sh starts it (saasbench tasks import)\n${Object.entries(PUBLISHED_COMPOSE_ENV).map(([k, v]) => `${k}=${JSON.stringify(v)}`).join('\n')}\n`;
+}
+
 /** The named volume that replaces the published `./workspace` bind mount (one per rollout: volumes are namespaced by stack). */
 export const WORKSPACE_VOLUME = 'saasbench_workspace';
 
@@ -92,7 +97,7 @@ export function rewritePublishedCompose(raw: RawCompose, dockerDir: string, appS
  * the image is used when present (or pullable) and built here otherwise (image-plan.ts); a baseline
  * `build:` (the reference environment) is replaced, since IMAGE_TAG=model never builds it.
  */
-function useModelDockerfile(doc: RawCompose, dockerDir: string, appService: string): string[] {
+export function useModelDockerfile(doc: RawCompose, dockerDir: string, appService: string, relative = false): string[] {
   const image = doc.services?.[appService]?.image;
   const model = join(dockerDir, 'Dockerfile.model');
   if (typeof image !== 'string' || !image.includes('${IMAGE_TAG') || !existsSync(model)) return [];
@@ -101,7 +106,7 @@ function useModelDockerfile(doc: RawCompose, dockerDir: string, appService: stri
   for (const [name, svc] of Object.entries(doc.services ?? {})) {
     if (svc.image !== image) continue;
     const had = svc.build !== undefined;
-    svc.build = { context: dockerDir, dockerfile: model };
+    svc.build = relative ? { context: '.', dockerfile: 'Dockerfile.model' } : { context: dockerDir, dockerfile: model };
     notes.push(`compose: services.${name}.build → Dockerfile.model${had ? ' (instead of the baseline build section)' : ''}: built when ${image.replace(/\$\{IMAGE_TAG[^}]*\}/, 'model')} is neither present nor pullable`);
   }
   return notes;
