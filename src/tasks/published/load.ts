@@ -145,6 +145,8 @@ export function loadPublishedTask(dirArg: string, opts: { dag?: string; derivedD
     roles: pack?.roles ?? {},
     publishedIdCapture: true,
     ...(forbidden?.sources.length ? { forbiddenSources: forbidden.sources } : {}),
+    ...(forbidden?.libraries.length ? { forbiddenLibraries: forbidden.libraries } : {}),
+    ...(forbidden?.images.length ? { forbiddenImages: forbidden.images } : {}),
   };
   return {
     task,
