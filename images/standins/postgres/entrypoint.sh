@@ -32,9 +32,11 @@ if [ ! -s "$PGDATA/PG_VERSION" ]; then
     echo "host all all 0.0.0.0/0 $auth"
     echo "host all all ::/0 $auth"
   } >> "$PGDATA/pg_hba.conf"
-  # a temporary server on the unix socket only: nothing outside sees a half-initialised database
-  as_pg pg_ctl -D "$PGDATA" -o "-c listen_addresses=''" -w start >/dev/null
-  psql_pg() { as_pg psql -v ON_ERROR_STOP=1 -q -X "$@"; }
+  # a temporary server on a private unix socket only: nothing outside — not even a pg_isready
+  # healthcheck on the default socket — sees the database before it is initialised
+  init_sock=$(mktemp -d /tmp/standin-init.XXXXXX); chown postgres "$init_sock"
+  as_pg pg_ctl -D "$PGDATA" -o "-c listen_addresses='' -c unix_socket_directories=$init_sock" -w start >/dev/null
+  psql_pg() { as_pg psql -h "$init_sock" -v ON_ERROR_STOP=1 -q -X "$@"; }
   pw=${POSTGRES_PASSWORD:-}
   esc_pw=${pw//\'/\'\'}
   if [ "$POSTGRES_USER" = "postgres" ]; then
@@ -46,6 +48,8 @@ if [ ! -s "$PGDATA/PG_VERSION" ]; then
     psql_pg -c "CREATE DATABASE \"$POSTGRES_DB\" OWNER \"$POSTGRES_USER\""
   fi
   shopt -s nullglob
+  # *.sh init scripts run psql as the official image's do (default socket → the temporary server)
+  export PGHOST="$init_sock"
   for f in /docker-entrypoint-initdb.d/*; do
     case "$f" in
       *.sh)     echo "standin-postgres: running $f"; if [ -x "$f" ]; then "$f"; else . "$f"; fi ;;
@@ -54,7 +58,9 @@ if [ ! -s "$PGDATA/PG_VERSION" ]; then
       *)        echo "standin-postgres: ignoring $f" ;;
     esac
   done
+  unset PGHOST
   as_pg pg_ctl -D "$PGDATA" -m fast -w stop >/dev/null
+  rm -rf "$init_sock"
   echo "standin-postgres: initialised $PGDATA (user $POSTGRES_USER, database $POSTGRES_DB)"
 fi
 
