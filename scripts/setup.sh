@@ -259,3 +259,19 @@ elif [ -d "$SAMPLE_TASK" ]; then
   fi
   if grep -q "building images" "$log"; then say "images of $SAMPLE_TASK built ($((SECONDS - t))s)"; fi
 fi
+
+# ---- 8. stand-ins for the published stacks' registry images (only with the published corpus) ---
+# The published-task tests run those stacks on a host without a registry through local stand-ins
+# (`saasbench images standins`: postgres, redis, the dev base; docs/operations.md). Content-hash
+# tagged, so this is silent once built; a failure only warns (only those tests need them).
+published="${SAASBENCH_PUBLISHED_DIR:-$ROOT/../shared/upstream}"
+if [ -d "$published" ] && [ -f dist/src/cli/main.js ] && base_image_present; then
+  t=$SECONDS
+  log="$LOGS/standins.log"
+  if ! node dist/src/cli/main.js images standins >"$log" 2>&1; then
+    tail_log "$log"
+    warn "building the stand-in images failed (see $log); the published-task tests will say which image is missing"
+  elif grep -q "building stand-in" "$log"; then
+    say "stand-in images built ($((SECONDS - t))s)"
+  fi
+fi

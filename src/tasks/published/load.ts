@@ -9,7 +9,7 @@ import { readJson, type LoadResult } from '../load-native';
 import { checkPlaceholders } from '../placeholders';
 import type { Task } from '../task';
 import { checkDag } from '../validate-dag';
-import { derivePublishedCompose } from './compose';
+import { PUBLISHED_COMPOSE_ENV, derivePublishedCompose } from './compose';
 import { databaseNameIssues, publishedDatabases } from './databases';
 import { normalizePublishedDag } from './dialect';
 import type { SpellingUse } from './dialect/types';
@@ -139,7 +139,7 @@ export function loadPublishedTask(dirArg: string, opts: { dag?: string; derivedD
     prdFile: p.prdFile,
     knowledgeBaseFile: p.kbFile,
     promptText,
-    environment: { composeFile: compose.composeFile, appService, workspace, appPort, envFileFallbacks: ['.env.example'], database, ...(databases ? { databases } : {}) },
+    environment: { composeFile: compose.composeFile, appService, workspace, appPort, envFileFallbacks: ['.env.example'], composeEnv: { ...PUBLISHED_COMPOSE_ENV }, database, ...(databases ? { databases } : {}) },
     dagFile: p.dagFile,
     dag: check.dag,
     variables,
