@@ -1,4 +1,4 @@
-import type { PrimitiveContext } from './types';
+import type { LastResponse, PrimitiveContext } from './types';
 
 /**
  * What a body-inspecting primitive (P06/P07) looks at: its own `body` input when the key is given
@@ -11,3 +11,43 @@ export function subjectBody(input: { body?: unknown }, ctx: PrimitiveContext): {
 }
 
 export const NO_RESPONSE = 'no HTTP response to check (no earlier P04 or P08 in this chain) and no body input';
+
+/**
+ * The parts of the last response an assertion can address (`source`): the parsed `body`, the
+ * `status` code, the `headers` (names lower-cased), the body as `text`, and its `first_line`.
+ */
+export const SOURCES = ['body', 'status', 'headers', 'text', 'first_line'] as const;
+export type Source = (typeof SOURCES)[number];
+
+/** The body as text: a string body as it is, anything else as JSON; no body → undefined. */
+export function bodyText(body: unknown): string | undefined {
+  if (body === undefined) return undefined;
+  return typeof body === 'string' ? body : JSON.stringify(body);
+}
+
+/** The value a non-body source designates, or a reason why there is none. */
+export function sourceValue(source: Exclude<Source, 'body'>, last: LastResponse | undefined): { value: unknown } | { missing: string } {
+  if (!last) return { missing: `no HTTP response in this chain for source "${source}"` };
+  switch (source) {
+    case 'status': return { value: last.status };
+    case 'headers': {
+      const h: Record<string, string> = {};
+      for (const [k, v] of Object.entries(last.headers)) h[k.toLowerCase()] = v;
+      return { value: h };
+    }
+    case 'text': return { value: bodyText(last.body) ?? '' };
+    case 'first_line': return { value: (bodyText(last.body) ?? '').split(/\r?\n/)[0] };
+  }
+}
+
+/** Is the response body raw text (not JSON)? A string body counts as JSON only when the response said so. */
+export function isRawText(body: unknown, last: LastResponse | undefined): boolean {
+  if (typeof body !== 'string') return false;
+  const ct = last ? Object.entries(last.headers).find(([k]) => k.toLowerCase() === 'content-type')?.[1] ?? '' : '';
+  return !/json/i.test(ct);
+}
+
+/** Is the body empty (no body, null, or blank text)? */
+export function isEmptyBody(body: unknown): boolean {
+  return body === undefined || body === null || (typeof body === 'string' && body.trim() === '');
+}

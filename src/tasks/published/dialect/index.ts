@@ -2,12 +2,19 @@ import type { InputIssue } from '../../../errors';
 import { normalizeNode, normalizeStepShell } from './node';
 import type { DialectContext, SpellingUse, StepDialect } from './types';
 import { isObject, takeNotes, type Inputs } from './util';
+import { P07Dialect } from './json-assert';
+import { P06Dialect } from './json-schema';
+import { P15Dialect } from './status-code';
 
 /**
  * Every published type's dialect. Adding one = one module + one line here. A type without a
  * dialect passes through unchanged and meets the canonical schema as it is.
  */
-const DIALECTS: StepDialect[] = [];
+const DIALECTS: StepDialect[] = [
+  P06Dialect,
+  P07Dialect,
+  P15Dialect,
+];
 
 const byType = new Map<string, StepDialect>();
 for (const d of DIALECTS) for (const t of d.types) byType.set(t.toUpperCase(), d);
@@ -42,21 +49,22 @@ export function normalizePublishedDag(raw: unknown, o: { task: string; file: str
     const ctx = context(o.task, nodeId, at, spellings, issues, o.file, 'node');
     const node = normalizeNode(rawNode, at, ctx, issues, o.file);
     if (Array.isArray(node.primitive_chain)) {
-      node.primitive_chain = node.primitive_chain.map((s, j) => normalizeStep(s, `${at}.primitive_chain[${j}]`, o.task, nodeId, spellings, issues, o.file));
+      const chain: readonly unknown[] = node.primitive_chain;
+      node.primitive_chain = chain.map((s, j) => normalizeStep(s, `${at}.primitive_chain[${j}]`, o.task, nodeId, spellings, issues, o.file, { chain, index: j }));
     }
     return node;
   });
   return { dag: { nodes, ...(raw.trajectories !== undefined ? { trajectories: raw.trajectories } : {}) }, issues, spellings };
 }
 
-function normalizeStep(raw: unknown, at: string, task: string, nodeId: string, spellings: SpellingUse[], issues: InputIssue[], file: string): unknown {
+function normalizeStep(raw: unknown, at: string, task: string, nodeId: string, spellings: SpellingUse[], issues: InputIssue[], file: string, where: { chain: readonly unknown[]; index: number }): unknown {
   const shellCtx = context(task, nodeId, at, spellings, issues, file, 'step');
   const shell = normalizeStepShell(raw, at, shellCtx, issues, file, nodeId);
   if (!shell) return raw;
   if (typeof shell.type !== 'string') return { type: shell.type, inputs: shell.inputs };
   const type = shell.type.toUpperCase();
   const dialect = byType.get(type);
-  const ctx = context(task, nodeId, at, spellings, issues, file, type);
+  const ctx = { ...context(task, nodeId, at, spellings, issues, file, type), ...where };
   const out = dialect ? dialect.normalize(type, shell.inputs, ctx) : { type: shell.type, inputs: shell.inputs };
   // notes left in the inputs after the dialect mapped what it knows
   const notes = { ...shell.notes, ...takeNotes(out.inputs as Inputs) };

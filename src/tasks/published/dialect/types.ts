@@ -17,6 +17,13 @@ export interface DialectContext {
    * are short key paths (`assertions[].op`, `operator`); `meaning` says what it does.
    */
   spelling(spelling: string, canonical: string, meaning: string): void;
+  /**
+   * The node's published chain as written (raw steps, before any dialect ran) and this step's index
+   * in it; set for steps. A step's meaning can depend on its neighbours (which request a published
+   * `{{step_N}}` names, whether the response a check reads came from a command or an HTTP call).
+   */
+  readonly chain?: readonly unknown[];
+  readonly index?: number;
   /** An input that cannot be honoured: a load-time issue at `path` under this step (`inputs.x`). */
   issue(path: string, message: string): void;
 }
