@@ -15,6 +15,8 @@ export const P06Schema = z
     field_types: z.record(z.string().min(1), z.union([JsonType, z.array(JsonType).min(1)])).default({}),
     /** dotted path of the object the fields are looked up in (e.g. `data`) */
     root: z.string().min(1).optional(),
+    /** when the object has one of these members (e.g. `data`), the fields are looked up in its value */
+    unwrap: z.array(z.string().min(1)).default([]),
     /** response headers that must be present (names are case-insensitive) */
     required_headers: z.array(z.string().min(1)).default([]),
     body: JsonSchema.optional(),
@@ -25,7 +27,8 @@ const typeOk = (v: unknown, want: readonly string[]) => want.includes(jsonType(v
 
 /**
  * P06: every dotted path in required_fields (and field_types) is present (null counts as present)
- * in `body` or the last response body — under `root` when given — and every field_types entry has
+ * in `body` or the last response body — under `root` when given, inside an `unwrap` member when
+ * the object has one — and every field_types entry has
  * its type. When the object is an array, a path whose first segment is not an index is looked up in
  * its first element. required_headers must be in the last response. An empty list passes. No
  * "idempotent" auto-pass.
@@ -43,6 +46,8 @@ export const P06 = definePrimitive({
       if (!r.found) return { passed: false, message: `root ${input.root} not found in body ${show(body, 300)}`, data: { source: subject.source, root: input.root } };
       body = r.value;
     }
+    const wrapper = body !== null && typeof body === 'object' && !Array.isArray(body) ? input.unwrap.find((k) => Object.prototype.hasOwnProperty.call(body, k)) : undefined;
+    if (wrapper !== undefined) body = (body as Record<string, unknown>)[wrapper];
     const missing = input.required_fields.filter((f) => !lookup(body, f).found);
     const wrongType: string[] = [];
     for (const [f, t] of Object.entries(input.field_types)) {

@@ -14,9 +14,12 @@ export const NO_RESPONSE = 'no HTTP response to check (no earlier P04 or P08 in 
 
 /**
  * The parts of the last response an assertion can address (`source`): the parsed `body`, the
- * `status` code, the `headers` (names lower-cased), the body as `text`, and its `first_line`.
+ * `status` code, the `headers` (names lower-cased), the body as `text`, its `first_line`, the
+ * `media_type` (Content-Type without parameters, lower-cased; '' when absent) and the body's
+ * `envelope`: `data` (an object with a non-list `data` member), `data[]` (… a list `data`),
+ * `root` (any other object, or a number/boolean/null), `root[]` (a list), `root:string` (text).
  */
-export const SOURCES = ['body', 'status', 'headers', 'text', 'first_line'] as const;
+export const SOURCES = ['body', 'status', 'headers', 'text', 'first_line', 'media_type', 'envelope'] as const;
 export type Source = (typeof SOURCES)[number];
 
 /** The body as text: a string body as it is, anything else as JSON; no body → undefined. */
@@ -37,7 +40,22 @@ export function sourceValue(source: Exclude<Source, 'body'>, last: LastResponse 
     }
     case 'text': return { value: bodyText(last.body) ?? '' };
     case 'first_line': return { value: (bodyText(last.body) ?? '').split(/\r?\n/)[0] };
+    case 'media_type': {
+      const ct = Object.entries(last.headers).find(([k]) => k.toLowerCase() === 'content-type')?.[1] ?? '';
+      return { value: ct.split(';')[0].trim().toLowerCase() };
+    }
+    case 'envelope': return { value: envelope(last.body) };
   }
+}
+
+export function envelope(body: unknown): string {
+  if (typeof body === 'string') return 'root:string';
+  if (Array.isArray(body)) return 'root[]';
+  if (body !== null && typeof body === 'object') {
+    if (!Object.prototype.hasOwnProperty.call(body, 'data')) return 'root';
+    return Array.isArray((body as Record<string, unknown>).data) ? 'data[]' : 'data';
+  }
+  return 'root';
 }
 
 /** Is the response body raw text (not JSON)? A string body counts as JSON only when the response said so. */

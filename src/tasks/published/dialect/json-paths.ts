@@ -10,7 +10,7 @@ import type { DialectContext } from './types';
  */
 export interface Target {
   path: string;
-  source?: 'status' | 'headers' | 'text' | 'first_line';
+  source?: 'status' | 'headers' | 'text' | 'first_line' | 'media_type' | 'envelope';
   /** a `{{name}}` placeholder of a saved response the path reads instead of the subject */
   body?: string;
   or_paths?: string[];
@@ -51,9 +51,30 @@ function headerName(rest: string): string | undefined {
   return br ? br[1].toLowerCase() : undefined;
 }
 
+/** egsszeqg's computed fields (its evaluator derived them from the response, not from the body). */
+const META: Record<string, { source: 'media_type' | 'envelope' | 'status'; meaning: string }> = {
+  '$.__meta.content_type': { source: 'media_type', meaning: 'the Content-Type without parameters' },
+  '$.__meta.response_wrapper': { source: 'envelope', meaning: 'the top-level shape of the body (data, data[], root, root[], root:string)' },
+  '$.__status': { source: 'status', meaning: 'the response status' },
+};
+
+/** egsszeqg's `key[?field=value]` element filter → the JSONPath filter `key[?(@.field=='value')]` (loose ==, as it compared text). */
+function jsonPathFilters(path: string): string {
+  return path.replace(/\[\?([A-Za-z_][A-Za-z0-9_]*)=([^\]()]*)\]/g, (_m, f: string, v: string) => `[?(@.${f}=='${v.replace(/'/g, "\\'")}')]`);
+}
+
 export function mapTarget(raw: string, ctx: DialectContext, subject: SubjectKind, saved: ReadonlySet<string>, label: string): Target {
-  const path = raw.trim();
   const said = (spelling: string, canonical: string, meaning: string) => ctx.spelling(`${label} ${spelling}`, canonical, meaning);
+  let path = raw.trim();
+  const meta = META[path];
+  if (meta) {
+    said(`"${path}"`, `source ${meta.source}`, meta.meaning);
+    return { path: '$', source: meta.source };
+  }
+  if (/\[\?[A-Za-z_]/.test(path)) {
+    path = jsonPathFilters(path);
+    said('"key[?field=value]"', "JSONPath filter key[?(@.field=='value')]", 'the element whose field equals the value');
+  }
   // `via_bills.$.meta.total` (rjhcjrst): a JSONPath into a response saved earlier in the chain
   const varForm = /^([A-Za-z_][A-Za-z0-9_]*)\.(\$.*)$/.exec(path);
   if (varForm) {

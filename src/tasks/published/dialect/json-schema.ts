@@ -58,6 +58,11 @@ export const P06Dialect: StepDialect = {
         ctx.spelling('_check_response_header', 'required_headers', 'the response must carry this header');
       }
     }
+    if (ctx.task === 'egsszeqg') {
+      // this fork looked the fields up in the body's `data` member when there was one (and in a list's first element)
+      inputs.unwrap = ['data'];
+      ctx.spelling('required_fields (egsszeqg)', 'unwrap: ["data"]', 'fields are read inside the `data` wrapper when the body has one');
+    }
     return { type, inputs };
   },
 };
