@@ -17,6 +17,8 @@ export const P06Schema = z
     root: z.string().min(1).optional(),
     /** when the object has one of these members (e.g. `data`), the fields are looked up in its value */
     unwrap: z.array(z.string().min(1)).default([]),
+    /** the object has at least this many keys (an array: elements) */
+    min_keys: z.number().int().min(0).optional(),
     /** response headers that must be present (names are case-insensitive) */
     required_headers: z.array(z.string().min(1)).default([]),
     body: JsonSchema.optional(),
@@ -55,6 +57,10 @@ export const P06 = definePrimitive({
       if (!r.found) { if (!missing.includes(f)) missing.push(f); continue; }
       const want = Array.isArray(t) ? t : [t];
       if (!typeOk(r.value, want)) wrongType.push(`${f} is ${jsonType(r.value)}, not ${want.join('|')}`);
+    }
+    if (input.min_keys !== undefined) {
+      const n = Array.isArray(body) ? body.length : body !== null && typeof body === 'object' ? Object.keys(body).length : -1;
+      if (n < input.min_keys) wrongType.push(n < 0 ? `the body is ${jsonType(body)}, not an object with at least ${input.min_keys} keys` : `${n} key(s), expected at least ${input.min_keys}`);
     }
     const headers = ctx.state.last ? Object.keys(ctx.state.last.headers).map((h) => h.toLowerCase()) : [];
     const missingHeaders = input.required_headers.filter((h) => !headers.includes(h.toLowerCase()));

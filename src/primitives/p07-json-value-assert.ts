@@ -4,7 +4,7 @@ import { asNumeric, show } from './compare';
 import { queryJsonPath } from './jsonpath';
 import { expectedProblem, applyOperator, NO_EXPECTED, P07_OPERATORS, PASS_ON_NO_MATCH, type Operator, type Verdict } from './p07-operators';
 import { jwtExpectationProblem } from './p07-jwt';
-import { NO_RESPONSE, SOURCES, isEmptyBody, isRawText, sourceValue, subjectBody } from './response';
+import { NO_RESPONSE, SOURCES, isEmptyBody, isRawText, responseAt, sourceValue, subjectBody } from './response';
 import { definePrimitive, type PrimitiveContext } from './types';
 
 export { P07_OPERATORS, applyOperator } from './p07-operators';
@@ -26,7 +26,7 @@ function checkExpected(a: { operator: Operator; expected?: unknown; expected_pat
     if (j) issue(j);
   }
   if (a.tolerance !== undefined && !['equals', 'not_equals', 'numeric_string'].includes(a.operator)) issue(`tolerance only applies to equals, not_equals and numeric_string, not ${a.operator}`, 'tolerance');
-  if (a.ignore_case && !['contains', 'not_contains', 'contains_all', 'regex', 'not_regex', 'starts_with', 'ends_with'].includes(a.operator)) issue(`ignore_case does not apply to ${a.operator}`, 'ignore_case');
+  if (a.ignore_case && !['contains', 'not_contains', 'contains_all', 'contains_any', 'regex', 'not_regex', 'starts_with', 'ends_with'].includes(a.operator)) issue(`ignore_case does not apply to ${a.operator}`, 'ignore_case');
 }
 
 /** A condition on one array element (`where` of has_element / no_element); `path` is relative to the element. */
@@ -54,6 +54,8 @@ const AssertionSchema = z
     source: z.enum(SOURCES).default('body'),
     /** the document `path` reads instead of the step's subject (e.g. `{{saved_response}}`); source body only */
     body: JsonSchema.optional(),
+    /** which response of the chain: 0 = the last (default), 1 = the one before it, … */
+    response: z.number().int().min(0).optional(),
     /** paths tried in order when `path` matches nothing */
     or_paths: z.array(z.string().min(1)).min(1).optional(),
     /** what the operator sees: the first match, the list of all matches, each match (all must pass) or any match */
@@ -63,12 +65,16 @@ const AssertionSchema = z
     /** compare with the first match of this path (in expected_body, else the same document) instead of `expected` */
     expected_path: z.string().min(1).optional(),
     expected_body: JsonSchema.optional(),
+    /** read expected_path in that earlier response of the chain (same source) instead */
+    expected_response: z.number().int().min(0).optional(),
     tolerance: z.number().min(0).optional(),
     ignore_case: z.boolean().optional(),
     /** read numeric strings (`"42"`, `"1.50"`) as numbers before comparing */
     as_number: z.boolean().optional(),
     /** the assertion passes when the path matches nothing or matches null */
     optional: z.boolean().optional(),
+    /** the assertion also passes when the last response's status is one of these */
+    or_status: z.array(z.number().int().min(100).max(599)).min(1).optional(),
     /** has_element / no_element: conditions one element must satisfy */
     where: z.array(ConditionSchema).min(1).optional(),
     /** store the value (or, for has_element, the matching element) in a chain variable, exported to dependents */
@@ -84,6 +90,8 @@ const AssertionSchema = z
     if (element !== (a.where !== undefined)) issue(element ? `${a.operator} needs where` : 'where only applies to has_element and no_element', 'where');
     if (a.source !== 'body' && a.body !== undefined) issue('body only applies to source body', 'body');
     if (a.expected_body !== undefined && a.expected_path === undefined) issue('expected_body needs expected_path', 'expected_body');
+    if (a.expected_response !== undefined && (a.expected_path === undefined || a.expected_body !== undefined)) issue('expected_response needs expected_path (and no expected_body)', 'expected_response');
+    if (a.response !== undefined && a.body !== undefined) issue('give body or response, not both', 'response');
     if (a.capture_path !== undefined && a.capture_as === undefined) issue('capture_path needs capture_as', 'capture_path');
     if (a.capture_as !== undefined && a.matches !== 'first') issue('capture_as needs matches "first"', 'capture_as');
   });
@@ -131,13 +139,21 @@ function conditionHolds(c: Condition, element: unknown): boolean {
 
 function evaluate(a: Assertion, env: Env, capture: Record<string, Json>): AssertionVerdict {
   const base = { path: a.path, source: a.source, operator: a.operator };
-  let doc: unknown;
-  if (a.source === 'body') doc = a.body !== undefined ? a.body : env.subject;
-  else {
+  const read = (back: number | undefined): { doc: unknown } | { missing: string } => {
+    if (back !== undefined && back > 0) {
+      const r = responseAt(env.ctx.state, back);
+      if (!r) return { missing: `this chain has no response ${back} before the last` };
+      if (a.source === 'body') return { doc: r.body };
+      const v = sourceValue(a.source, r);
+      return 'missing' in v ? v : { doc: v.value };
+    }
+    if (a.source === 'body') return { doc: a.body !== undefined ? a.body : env.subject };
     const v = sourceValue(a.source, env.ctx.state.last);
-    if ('missing' in v) return { ...base, passed: false, matches: 0, reason: v.missing };
-    doc = v.value;
-  }
+    return 'missing' in v ? v : { doc: v.value };
+  };
+  const subj = read(a.response);
+  if ('missing' in subj) return { ...base, passed: false, matches: 0, reason: subj.missing };
+  const doc = subj.doc;
   let matches = queryJsonPath(doc, a.path);
   let usedPath = a.path;
   for (const alt of a.or_paths ?? []) {
@@ -149,13 +165,22 @@ function evaluate(a: Assertion, env: Env, capture: Record<string, Json>): Assert
   if (a.as_number) matches = matches.map(numeric);
   if (matches.length === 0 && a.matches !== 'list') {
     if (a.optional) return { ...at, passed: true, reason: 'no match (optional)' };
+    const st = env.ctx.state.last?.status;
+    if (a.or_status && st !== undefined && a.or_status.includes(st)) return { ...at, passed: true, reason: `no match; status ${st} (or_status)` };
     if (env.allowEmpty) return { ...at, passed: true, reason: 'no match (allow_empty)' };
     if (PASS_ON_NO_MATCH.includes(a.operator)) return { ...at, passed: true, reason: 'no match' };
     return { ...at, passed: false, reason: 'path matched nothing' };
   }
   let expected: unknown = a.expected;
   if (a.expected_path !== undefined) {
-    const e = firstMatch(a.expected_body !== undefined ? a.expected_body : doc, a.expected_path);
+    let edoc: unknown = doc;
+    if (a.expected_body !== undefined) edoc = a.expected_body;
+    else if (a.expected_response !== undefined) {
+      const r = read(a.expected_response);
+      if ('missing' in r) return { ...at, passed: false, reason: r.missing };
+      edoc = r.doc;
+    }
+    const e = firstMatch(edoc, a.expected_path);
     if (!e.found) return { ...at, passed: false, reason: `expected_path ${a.expected_path} matched nothing` };
     expected = a.as_number ? numeric(e.value) : e.value;
   }
@@ -182,6 +207,8 @@ function evaluate(a: Assertion, env: Env, capture: Record<string, Json>): Assert
     actual = matches;
   } else r = one(actual);
   if (!r.passed && a.optional && (actual === null || actual === undefined)) return { ...at, actual, passed: true, reason: 'null (optional)' };
+  const status = env.ctx.state.last?.status;
+  if (!r.passed && a.or_status && status !== undefined && a.or_status.includes(status)) return { ...at, actual, passed: true, reason: `status ${status} (or_status)` };
   const want = expected === undefined ? '' : ` ${show(expected, 120)}`;
   const verdict = { ...at, actual, passed: r.passed, reason: r.reason && !r.passed ? r.reason : `${show(actual, 120)} ${r.passed ? '' : 'not '}${a.operator}${want}` };
   if (verdict.passed && a.capture_as) {

@@ -10,7 +10,7 @@ export const P07_OPERATORS = [
   'equals', 'not_equals', 'exists', 'not_exists', 'absent', 'contains', 'not_contains', 'contains_all',
   'gt', 'gte', 'lt', 'lte', 'regex', 'not_regex', 'starts_with', 'ends_with', 'length', 'min_length', 'max_length',
   'empty', 'not_empty', 'is_type', 'in', 'not_in', 'numeric_string', 'is_json', 'sorted', 'has_element', 'no_element',
-  'has_keys', 'has_exactly_keys', 'jwt',
+  'has_keys', 'has_exactly_keys', 'has_any_key', 'contains_any', 'seconds_from_now', 'jwt',
 ] as const;
 export type Operator = (typeof P07_OPERATORS)[number];
 
@@ -52,7 +52,11 @@ export function expectedProblem(op: Operator, e: unknown, hasExpected: boolean):
     }
     case 'in': case 'not_in': case 'contains_all':
       return Array.isArray(e) ? undefined : `${op} needs an array`;
-    case 'has_keys': case 'has_exactly_keys':
+    case 'contains_any':
+      return Array.isArray(e) && e.length > 0 ? undefined : 'contains_any needs a non-empty array';
+    case 'seconds_from_now':
+      return Array.isArray(e) && e.length === 2 && e.every((x) => typeof x === 'number') && (e[0] as number) <= (e[1] as number) ? undefined : 'seconds_from_now needs [min, max] seconds';
+    case 'has_keys': case 'has_exactly_keys': case 'has_any_key':
       return Array.isArray(e) && e.every((k) => typeof k === 'string') ? undefined : `${op} needs an array of key names`;
     case 'numeric_string':
       return typeof e === 'number' ? undefined : 'numeric_string compares with a number';
@@ -89,6 +93,12 @@ export function applyOperator(op: Operator, actual: unknown, expected: unknown, 
       if (typeof c === 'string') return { passed: false, reason: c };
       return { passed: op === 'contains' ? c : !c };
     }
+    case 'contains_any': {
+      const cs = (expected as unknown[]).map((x) => contains(actual, x, o.ignoreCase));
+      const bad = cs.find((c) => typeof c === 'string');
+      if (bad !== undefined) return { passed: false, reason: bad as string };
+      return { passed: cs.some((c) => c === true), reason: `contains none of ${show(expected, 80)}` };
+    }
     case 'contains_all': {
       for (const x of expected as unknown[]) {
         const c = contains(actual, x, o.ignoreCase);
@@ -108,8 +118,9 @@ export function applyOperator(op: Operator, actual: unknown, expected: unknown, 
     case 'length':
     case 'min_length':
     case 'max_length': {
-      if (typeof actual !== 'string' && !Array.isArray(actual)) return { passed: false, reason: `${op} needs a string or array, got ${jsonType(actual)}` };
-      const n = actual.length;
+      if (typeof actual !== 'string' && !Array.isArray(actual) && !isPlainObject(actual)) return { passed: false, reason: `${op} needs a string, array or object, got ${jsonType(actual)}` };
+      // an object's length is its number of keys
+      const n = isPlainObject(actual) ? Object.keys(actual).length : actual.length;
       const e = expected as number;
       return { passed: op === 'length' ? n === e : op === 'min_length' ? n >= e : n <= e, reason: `length ${n}` };
     }
@@ -143,11 +154,20 @@ export function applyOperator(op: Operator, actual: unknown, expected: unknown, 
       const found = actual.some((x) => o.elementMatches?.(x) ?? false);
       return { passed: op === 'has_element' ? found : !found, reason: found ? 'an element matches' : 'no element matches' };
     }
+    case 'seconds_from_now': {
+      const t = typeof actual === 'number' ? (actual > 1e12 ? actual / 1000 : actual) : typeof actual === 'string' && /^\d{4}-\d{2}-\d{2}/.test(actual) ? Date.parse(actual) / 1000 : NaN;
+      if (!Number.isFinite(t)) return { passed: false, reason: `seconds_from_now needs a date (ISO text or epoch), got ${show(actual, 60)}` };
+      const d = t - Date.now() / 1000;
+      const [lo, hi] = expected as [number, number];
+      return { passed: d >= lo && d <= hi, reason: `${Math.round(d)} s from now, expected [${lo}, ${hi}]` };
+    }
     case 'has_keys':
-    case 'has_exactly_keys': {
+    case 'has_exactly_keys':
+    case 'has_any_key': {
       if (!isPlainObject(actual)) return { passed: false, reason: `${op} needs an object, got ${jsonType(actual)}` };
       const keys = Object.keys(actual);
       const want = expected as string[];
+      if (op === 'has_any_key') return { passed: want.some((k) => keys.includes(k)), reason: `none of [${want.join(', ')}] among [${keys.join(', ')}]` };
       const missing = want.filter((k) => !keys.includes(k));
       const extra = op === 'has_exactly_keys' ? keys.filter((k) => !want.includes(k)) : [];
       return { passed: missing.length === 0 && extra.length === 0, reason: `missing [${missing.join(', ')}]${extra.length ? ` extra [${extra.join(', ')}]` : ''}` };

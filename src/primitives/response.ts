@@ -10,6 +10,13 @@ export function subjectBody(input: { body?: unknown }, ctx: PrimitiveContext): {
   return undefined;
 }
 
+/** The chain's response `back` steps before the last one (0 = the last), from the chain's history. */
+export function responseAt(state: { last?: LastResponse; history?: LastResponse[] }, back: number): LastResponse | undefined {
+  if (back === 0) return state.last;
+  const h = state.history ?? [];
+  return h[h.length - 1 - back];
+}
+
 export const NO_RESPONSE = 'no HTTP response to check (no earlier P04 or P08 in this chain) and no body input';
 
 /**
@@ -17,9 +24,10 @@ export const NO_RESPONSE = 'no HTTP response to check (no earlier P04 or P08 in 
  * `status` code, the `headers` (names lower-cased), the body as `text`, its `first_line`, the
  * `media_type` (Content-Type without parameters, lower-cased; '' when absent) and the body's
  * `envelope`: `data` (an object with a non-list `data` member), `data[]` (… a list `data`),
- * `root` (any other object, or a number/boolean/null), `root[]` (a list), `root:string` (text).
+ * `root` (any other object, or a number/boolean/null), `root[]` (a list), `root:string` (text);
+ * the body's `size` in bytes (UTF-8 of the text) and the response time `elapsed_ms`.
  */
-export const SOURCES = ['body', 'status', 'headers', 'text', 'first_line', 'media_type', 'envelope'] as const;
+export const SOURCES = ['body', 'status', 'headers', 'text', 'first_line', 'media_type', 'envelope', 'size', 'elapsed_ms'] as const;
 export type Source = (typeof SOURCES)[number];
 
 /** The body as text: a string body as it is, anything else as JSON; no body → undefined. */
@@ -45,6 +53,8 @@ export function sourceValue(source: Exclude<Source, 'body'>, last: LastResponse 
       return { value: ct.split(';')[0].trim().toLowerCase() };
     }
     case 'envelope': return { value: envelope(last.body) };
+    case 'size': return { value: Buffer.byteLength(bodyText(last.body) ?? '', 'utf8') };
+    case 'elapsed_ms': return { value: last.elapsedMs };
   }
 }
 

@@ -51,6 +51,7 @@ export async function runNode(node: DagNode, env: PrimitiveEnv, opts: RunNodeOpt
     for (const [index, step] of node.chain.entries()) {
       const started = Date.now();
       const outcome = await runStep(step.type, step.inputs, env, state, node.id);
+      if (state.last && state.last !== state.history?.[state.history.length - 1]) (state.history ??= []).push(state.last);
       steps.push({ index, type: step.type, inputs: outcome.resolved, passed: outcome.result.passed, message: outcome.result.message, data: outcome.result.data, durationMs: Date.now() - started });
       passes.push(outcome.result.passed);
       if (outcome.result.judge) judge = outcome.result.judge.skipped ? { skipped: true } : { skipped: false, score: outcome.result.judge.score };

@@ -134,6 +134,11 @@ export interface ChainState {
   vars: Record<string, Json>;
   exports: Record<string, Json>;
   last?: LastResponse;
+  /**
+   * Every response of this chain, oldest first (the last one is `last`); kept by the chain runner
+   * so a check can compare with an earlier response (P07 `response`).
+   */
+  history?: LastResponse[];
   /** role sessions of this chain (P13 sets the role; HTTP primitives send its credentials) */
   auth?: ChainAuth;
 }

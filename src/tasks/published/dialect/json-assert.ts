@@ -148,7 +148,12 @@ export const P07Dialect: StepDialect = {
       else inputs.assertions.forEach((a, i) => {
         const at = `inputs.assertions[${i}]`;
         if (!isObject(a)) return ctx.issue(at, 'an assertion is an object');
-        if ('or_path' in a && !('path' in a)) {
+        if ('or_header' in a && !('path' in a) && !('header' in a)) {
+          // ididetxj: an alternative on a response header
+          const { or_header: h, ...rest } = a;
+          anyOf.push(...mapAssertion({ header: h, ...rest }, env('assertions[] (or_header)', at)));
+          ctx.spelling('assertions[].or_header', 'any_of[]: {source: headers}', 'alternative assertions: at least one of the or_ assertions must pass');
+        } else if ('or_path' in a && !('path' in a)) {
           // ygamciur: the or_path assertions of a step are alternatives — at least one must hold
           const { or_path: p, ...rest } = a;
           anyOf.push(...mapAssertion({ path: p, ...rest }, env('assertions[] (or_path)', at)));
@@ -185,6 +190,7 @@ export const P07Dialect: StepDialect = {
       if (k === 'body' && out.body !== undefined) ctx.issue('inputs.body', 'body given beside response');
       else out[k] = v;
     }
+    for (const [k, v] of Object.entries(nested)) if (isObject(v) && Object.keys(v).length === 0) delete nested[k];
     if (Object.keys(nested).length) out._assertion_notes = nested;
     return { type, inputs: out };
   },

@@ -38,10 +38,17 @@ export function mapAssertion(raw: Inputs, env: AssertionEnv): Canon[] {
   const a = copy(raw);
   const notes: Record<string, unknown> = {};
   for (const k of Object.keys(a)) {
-    if (k !== '_type' && k !== '_regex' && (isNoteKey(k) || k === '_check')) {
+    if (k !== '_type' && k !== '_regex' && (isNoteKey(k) || k === '_check' || k.startsWith('comment_'))) {
       notes[k] = a[k];
       delete a[k];
     }
+  }
+  // the same object collects notes added below (expected_example, …); json-assert.ts drops it when empty
+  env.notes[env.at] = notes;
+  if (Object.keys(a).length === 0) {
+    // iyjruvfz: `{"comment": "placeholder: P08 itself already contains the verification"}`
+    ctx.spelling(`${env.label} (only a comment)`, '(no assertion)', 'a placeholder its author left with nothing to check');
+    return [];
   }
   const take = (k: string): unknown => {
     const v = a[k];
@@ -51,14 +58,51 @@ export function mapAssertion(raw: Inputs, env: AssertionEnv): Canon[] {
   const has = (k: string) => Object.prototype.hasOwnProperty.call(a, k);
   const say = (key: string, canonical: string, meaning: string) => ctx.spelling(`${env.label}.${key}`, canonical, meaning);
   const issue = (key: string, msg: string) => ctx.issue(`${env.at}${key ? `.${key}` : ''}`, msg);
+  function num(k: string, v: unknown): number | undefined {
+    const n = typeof v === 'number' ? v : asNumeric(v);
+    if (n === undefined) issue(k, `${k} must be a number`);
+    return n;
+  }
+
+  dollarPlaceholders(a, say);
+
+  // kmasmnil: `$.status_codes_match` — the last two responses of the chain have the same status
+  if (a.path === '$.status_codes_match' && (a.expected === true || a.expected === false)) {
+    const same = take('expected') === true;
+    take('path');
+    say('"$.status_codes_match"', 'source status, expected_path $ of response 1', 'the last two responses have the same status');
+    for (const k of Object.keys(a)) issue(k, `unknown assertion key "${k}"`);
+    return [{ path: '$', source: 'status', operator: same ? 'equals' : 'not_equals', expected_path: '$', expected_response: 1 }];
+  }
 
   // ---- target
-  const rawPath = has('path') ? take('path') : '$';
+  let rawPath: unknown = has('path') ? take('path') : '$';
+  let extraPaths: string[] = [];
+  if (Array.isArray(rawPath) && rawPath.length && rawPath.every((p) => typeof p === 'string')) {
+    [rawPath, ...extraPaths] = rawPath as string[];
+    say('path: [..]', 'path + or_paths', 'alternative paths, the first that matches is used');
+  }
+  if (has('header')) {
+    const h = take('header');
+    if (typeof h !== 'string' || !h || rawPath !== '$') { issue('header', 'header must be a header name (and no path)'); return []; }
+    rawPath = `$.headers['${h}']`;
+    say('header', "source headers, path $['<name>']", 'a check on a response header');
+  }
+  if (!has('path') && rawPath === '$' && has('min_response_size')) {
+    const n = take('min_response_size');
+    say('min_response_size', 'source size, operator gte', 'the body is at least this many bytes');
+    return [{ path: '$', source: 'size', operator: 'gte', expected: num('min_response_size', n) }];
+  }
   if (typeof rawPath !== 'string' || rawPath === '') {
     issue('path', 'path must be a non-empty string');
     return [];
   }
   const target: Target = mapTarget(rawPath, ctx, env.subject, env.saved, env.label);
+  for (const p of extraPaths) {
+    const t = mapTarget(p, ctx, env.subject, env.saved, env.label);
+    if ((t.source ?? 'body') !== (target.source ?? 'body') || t.body !== target.body) issue('path', 'alternative paths must address the same part of the response');
+    target.or_paths = [...(target.or_paths ?? []), t.path, ...(t.or_paths ?? [])];
+  }
   if (has('optional_aliases')) {
     const al = take('optional_aliases');
     if (!Array.isArray(al) || !al.every((x) => typeof x === 'string')) issue('optional_aliases', 'optional_aliases must be a list of key names');
@@ -76,6 +120,14 @@ export function mapAssertion(raw: Inputs, env: AssertionEnv): Canon[] {
     if (typeof o !== 'boolean') issue('optional', 'optional must be a boolean');
     else if (o) mods.optional = true;
   }
+  if (has('alternative_status')) {
+    const st = take('alternative_status');
+    if (!Array.isArray(st) || !st.every((x) => Number.isInteger(x))) issue('alternative_status', 'alternative_status must be a list of status codes');
+    else {
+      mods.or_status = st;
+      say('alternative_status', 'or_status', 'the check also passes when the response status is one of these');
+    }
+  }
   let tolerance: number | undefined;
   if (has('tolerance')) {
     const t = take('tolerance');
@@ -87,9 +139,12 @@ export function mapAssertion(raw: Inputs, env: AssertionEnv): Canon[] {
   for (const k of ['capture_as', 'store_as', 'save_as']) {
     if (!has(k)) continue;
     const v = take(k);
-    if (typeof v !== 'string' || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(v)) { issue(k, `${k} must be a variable name`); continue; }
-    if (capture && capture.as !== v) issue(k, `two capture names (${capture.as}, ${v})`);
-    capture = { as: v };
+    const name = typeof v === 'string' ? /^(?:\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}|([A-Za-z_][A-Za-z0-9_]*))$/.exec(v) : null;
+    if (!name) { issue(k, `${k} must be a variable name`); continue; }
+    const v2 = name[1] ?? name[2];
+    if (name[1]) say(`${k}: "\${NAME}"`, 'capture_as: NAME', 'the variable named by the placeholder');
+    if (capture && capture.as !== v2) issue(k, `two capture names (${capture.as}, ${v2})`);
+    capture = { as: v2 };
     if (k !== 'capture_as') say(k, 'capture_as', 'store the value in a variable for later steps and dependent nodes');
   }
   if (has('capture_field')) {
@@ -104,11 +159,7 @@ export function mapAssertion(raw: Inputs, env: AssertionEnv): Canon[] {
   // ---- checks
   const checks: Canon[] = [];
   const add = (c: Canon) => checks.push(c);
-  const num = (k: string, v: unknown): number | undefined => {
-    const n = typeof v === 'number' ? v : asNumeric(v);
-    if (n === undefined) issue(k, `${k} must be a number`);
-    return n;
-  };
+
   const regexCheck = (k: string, v: unknown, op = 'regex') => {
     if (typeof v !== 'string') return issue(k, `${k} must be a string pattern`);
     const r = jsRegex(v);
@@ -121,6 +172,8 @@ export function mapAssertion(raw: Inputs, env: AssertionEnv): Canon[] {
     add({ operator: 'is_type', expected: t });
   };
   let anyMode = false;
+  /** checks on the object's key names (`<path>.*~`) */
+  const keyChecks: Canon[] = [];
 
   // operator word: operator | op | match_type | match | type: "exists"
   const wordKey = ['operator', 'op', 'match_type'].find(has) ?? (has('match') && typeof a.match === 'string' && OPERATOR_WORDS[a.match] ? 'match' : undefined) ?? (a.type === 'exists' ? 'type' : undefined);
@@ -140,8 +193,9 @@ export function mapAssertion(raw: Inputs, env: AssertionEnv): Canon[] {
             regexCheck('pattern', take('pattern'), 'regex');
           } else regexCheck('expected', exp);
         } else if (m.op === 'numeric_string') {
-          const n = has('expected_numeric') ? take('expected_numeric') : exp;
-          if (has('expected_numeric')) say('expected_numeric', 'expected', 'the number the numeric string must equal');
+          const spelled = has('expected_numeric');
+          const n = spelled ? take('expected_numeric') : exp;
+          if (spelled) say('expected_numeric', 'expected', 'the number the numeric string must equal');
           add({ operator: 'numeric_string', ...(n !== undefined && n !== null ? { expected: num('expected', n) } : {}), ...(tolerance !== undefined ? { tolerance } : {}) });
           tolerance = undefined;
         } else if (m.op === 'not_exists' || m.op === 'not_empty' || m.op === 'is_json') {
@@ -264,6 +318,21 @@ export function mapAssertion(raw: Inputs, env: AssertionEnv): Canon[] {
     ['expected_all_gt', (v, k) => add({ operator: 'gt', expected: num(k, v), matches: 'each' }), 'gt on each match'],
     ['expected_all_lte', (v, k) => add({ operator: 'lte', expected: num(k, v), matches: 'each' }), 'lte on each match'],
     ['expected_in', (v) => add({ operator: 'in', expected: v }), 'in'],
+    ['expected_one_of', (v) => add({ operator: 'in', expected: v }), 'in'],
+    ['expected_includes', (v) => add({ operator: 'contains', expected: v, ...(multi ? { matches: 'list' } : {}) }), 'contains'],
+    ['expected_contains_one_of', (v) => add({ operator: 'contains_any', expected: v, ...(multi ? { matches: 'list' } : {}) }), 'contains_any'],
+    ['expected_contains_all', (v) => add({ operator: 'contains_all', expected: v, ...(multi ? { matches: 'list' } : {}) }), 'contains_all'],
+    ['expected_regex_all', (v, k) => (Array.isArray(v) ? v.forEach((x) => regexCheck(k, x)) : issue(k, `${k} must be a list of patterns`)), 'regex (each pattern)'],
+    ['expected_one_of_keys', (v) => add({ operator: 'has_any_key', expected: v }), 'has_any_key'],
+    ['expected_keys_match_regex', (v, k) => {
+      if (typeof v !== 'string') return issue(k, `${k} must be a pattern`);
+      const r = jsRegex(v);
+      keyChecks.push({ operator: 'regex', expected: r.pattern, matches: 'each', optional: true, ...(r.ignoreCase ? { ignore_case: true } : {}) });
+    }, 'regex on each key (path.*~)'],
+    ['expected_in_range_seconds_from_now', (v) => add({ operator: 'seconds_from_now', expected: v }), 'seconds_from_now [min, max]'],
+    ['expected_max', (v, k) => add({ operator: 'lte', expected: num(k, v) }), 'lte'],
+    ['expected_max_length', (v, k) => add({ operator: 'max_length', expected: num(k, v) }), 'max_length'],
+    ['expected_equals_previous_uid', (v, k) => (v === true ? add({ operator: 'equals', expected_path: target.path, expected_response: 1 }) : issue(k, `${k} must be true`)), 'equals the same path in the previous response'],
     ['expected_length', (v, k) => add({ operator: 'length', expected: num(k, v) }), 'length'],
     ['expected_length_gte', (v, k) => add({ operator: 'min_length', expected: num(k, v) }), 'min_length'],
     ['expected_min_length', (v, k) => add({ operator: 'min_length', expected: num(k, v) }), 'min_length'],
@@ -317,12 +386,11 @@ export function mapAssertion(raw: Inputs, env: AssertionEnv): Canon[] {
   }
   if (has('pattern')) regexCheck('pattern', take('pattern'));
   if (tolerance !== undefined) issue('tolerance', 'tolerance without an equality check');
-  if (checks.length === 0) {
+  if (checks.length === 0 && keyChecks.length === 0) {
     add({ operator: 'exists' });
     say('(no check)', 'operator: exists', 'an assertion with only a path (and maybe a capture): the value must be present and not null');
   }
   for (const k of Object.keys(a)) issue(k, `unknown assertion key "${k}"`);
-  if (Object.keys(notes).length) env.notes[env.at] = notes;
 
   // `in` a list holding null (qmjfeopc `[false, null]`, lgzivily): "not set" is allowed, so an absent value passes too
   for (const c of checks) if (c.operator === 'in' && Array.isArray(c.expected) && c.expected.includes(null) && !mods.optional) {
@@ -332,6 +400,7 @@ export function mapAssertion(raw: Inputs, env: AssertionEnv): Canon[] {
   // ---- assemble: every check on the same target; the capture rides on the first single-value check
   const base: Canon = { path: target.path, ...(target.source ? { source: target.source } : {}), ...(target.body ? { body: target.body } : {}), ...(target.or_paths ? { or_paths: target.or_paths } : {}), ...(target.as_number ? { as_number: true } : {}) };
   const out: Canon[] = checks.map((c) => ({ ...base, ...mods, ...c, ...(anyMode && c.operator !== 'has_element' ? { matches: 'any' } : {}) }));
+  for (const c of keyChecks) out.push({ ...base, ...mods, path: `${target.path}.*~`, ...c });
   if (capture) {
     const host = out.find((c) => (c.matches ?? 'first') === 'first');
     const cap = { capture_as: capture.as, ...(capture.path ? { capture_path: capture.path } : {}) };
@@ -339,6 +408,20 @@ export function mapAssertion(raw: Inputs, env: AssertionEnv): Canon[] {
     else out.push({ ...base, operator: 'exists', ...cap });
   }
   return out;
+}
+
+/**
+ * iyjruvfz wrote variables as `${NAME}` (in capture names and expected values); they are the
+ * `{{NAME}}` placeholders of every other fork.
+ */
+function dollarPlaceholders(a: Inputs, say: (key: string, canonical: string, meaning: string) => void): void {
+  const re = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
+  const conv = (v: unknown): unknown => (typeof v === 'string' ? v.replace(re, '{{$1}}') : Array.isArray(v) ? v.map(conv) : isObject(v) ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, conv(x)])) : v);
+  for (const k of Object.keys(a)) {
+    if (!JSON.stringify(a[k]).match(/\$\{[A-Za-z_]/)) continue;
+    a[k] = conv(a[k]);
+    say(`${k}: "\${NAME}"`, '"{{NAME}}"', 'a variable written ${NAME}');
+  }
 }
 
 /** Does this published assertion read a command result's field (`$.exit_code`, `$.stdout`, …)? */

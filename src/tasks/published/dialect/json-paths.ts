@@ -10,7 +10,7 @@ import type { DialectContext } from './types';
  */
 export interface Target {
   path: string;
-  source?: 'status' | 'headers' | 'text' | 'first_line' | 'media_type' | 'envelope';
+  source?: 'status' | 'headers' | 'text' | 'first_line' | 'media_type' | 'envelope' | 'elapsed_ms' | 'size';
   /** a `{{name}}` placeholder of a saved response the path reads instead of the subject */
   body?: string;
   or_paths?: string[];
@@ -51,11 +51,13 @@ function headerName(rest: string): string | undefined {
   return br ? br[1].toLowerCase() : undefined;
 }
 
-/** egsszeqg's computed fields (its evaluator derived them from the response, not from the body). */
-const META: Record<string, { source: 'media_type' | 'envelope' | 'status'; meaning: string }> = {
+/** Computed fields of egsszeqg and iyjruvfz (their evaluators derived them from the response, not from the body). */
+const META: Record<string, { source: 'media_type' | 'envelope' | 'status' | 'elapsed_ms'; meaning: string }> = {
   '$.__meta.content_type': { source: 'media_type', meaning: 'the Content-Type without parameters' },
   '$.__meta.response_wrapper': { source: 'envelope', meaning: 'the top-level shape of the body (data, data[], root, root[], root:string)' },
   '$.__status': { source: 'status', meaning: 'the response status' },
+  // iyjruvfz
+  '$._response_time_ms': { source: 'elapsed_ms', meaning: 'the response time in milliseconds' },
 };
 
 /** egsszeqg's `key[?field=value]` element filter → the JSONPath filter `key[?(@.field=='value')]` (loose ==, as it compared text). */

@@ -58,6 +58,12 @@ export const P06Dialect: StepDialect = {
         ctx.spelling('_check_response_header', 'required_headers', 'the response must carry this header');
       }
     }
+    if ('required_keys_min_count' in inputs) {
+      inputs.min_keys = inputs.required_keys_min_count;
+      delete inputs.required_keys_min_count;
+      if (!('required_fields' in inputs)) inputs.required_fields = [];
+      ctx.spelling('required_keys_min_count', 'min_keys', 'the object has at least this many keys');
+    }
     if (ctx.task === 'egsszeqg') {
       // this fork looked the fields up in the body's `data` member when there was one (and in a list's first element)
       inputs.unwrap = ['data'];
