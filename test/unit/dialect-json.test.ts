@@ -256,6 +256,17 @@ describe('iyjruvfz and ididetxj spellings', () => {
     ['kmasmnil', { path: '$.status_codes_match', expected: true }, [{ path: '$', source: 'status', operator: 'equals', expected_path: '$', expected_response: 1 }]],
   ];
   for (const [task, a, want] of cases) test(`${task} ${JSON.stringify(a)}`, () => assert.deepEqual(one(task, a).list, want));
+  test('gavmyneb: assert words, $.body.…, empty_or_absent, array_min_length, alternate_paths; row values after a SQL step', () => {
+    assert.deepEqual(one('gavmyneb', { path: '$.body.status', assert: 'equals', value: 'ok', expected_present: true }).list, [{ path: '$.status', operator: 'exists' }, { path: '$.status', operator: 'equals', expected: 'ok' }]);
+    assert.deepEqual(one('gavmyneb', { path: '$.errors', empty_or_absent: true }).list, [{ path: '$.errors', operator: 'empty', optional: true }]);
+    assert.deepEqual(one('gavmyneb', { path: '$', array_min_length: 3 }).list, [{ path: '$', operator: 'min_length', expected: 3 }]);
+    assert.deepEqual(one('gavmyneb', { path: '$.s', expected: 'u', alternate_paths: ['$.c.s'] }).list, [{ path: '$.s', or_paths: ['$.c.s'], operator: 'equals', expected: 'u' }]);
+    const sql = [{ type: 'P08', inputs: { sql: 'SELECT DISTINCT visibility_level FROM attachments' } }];
+    assert.deepEqual(one('gavmyneb', { path: '$.rows', assert: 'subset_of', allowed: ['a', 'b'] }, sql).list, [{ path: '$.rows[*].visibility_level', operator: 'in', expected: ['a', 'b'], matches: 'each' }]);
+    const grouped = [{ type: 'P08', inputs: { sql: 'SELECT workflow_state, COUNT(*) c FROM media GROUP BY 1' } }];
+    assert.deepEqual(one('gavmyneb', { path: '$.rows', assert: 'contains_state', values: ['active'] }, grouped).list, [{ path: '$.rows[*].workflow_state', operator: 'contains_all', expected: ['active'], matches: 'list' }]);
+    assert.deepEqual(p07('gavmyneb', { assertions: [{ path: '$.rows', assert: 'subset_of', allowed: ['a'] }] }).issues.map((i) => i.message), ['subset_of reads the rows of a SQL step before it']);
+  });
   test('a comment-only assertion checks nothing; ididetxj or_header is an alternative', () => {
     const r = p07('iyjruvfz', { assertions: [{ comment: 'placeholder' }] });
     assert.deepEqual(r.step.inputs, { assertions: [] });

@@ -1,5 +1,5 @@
 import { mapAssertion, readsExecField, type AssertionEnv } from './json-assertion';
-import { hasEarlierHttp, lastResponseStep, savedResponseNames, stepReference } from './json-chain';
+import { firstSqlColumn, hasEarlierHttp, lastResponseStep, savedResponseNames, stepReference } from './json-chain';
 import type { SubjectKind } from './json-paths';
 import { jsRegex } from './json-ops';
 import type { CanonicalStep, DialectContext, StepDialect } from './types';
@@ -139,7 +139,9 @@ export const P07Dialect: StepDialect = {
     const anyRaw: unknown[] = Array.isArray(inputs.assertions_any_of) ? inputs.assertions_any_of : [];
     const subject = decideSubject(inputs, [...raws, ...anyRaw, ...(single ? [single] : [])], ctx, out);
     const saved = savedResponseNames(ctx);
-    const env = (label: string, at: string): AssertionEnv => ({ ctx, subject, saved, label, at, notes: nested });
+    const lastStep = lastResponseStep(ctx);
+    const sqlColumn = subject === 'sql' && lastStep ? firstSqlColumn(ctx.chain?.[lastStep.index]) : undefined;
+    const env = (label: string, at: string): AssertionEnv => ({ ctx, subject, saved, label, at, notes: nested, sqlColumn });
 
     const assertions: Record<string, unknown>[] = single ? [single] : [];
     const anyOf: Record<string, unknown>[] = [];

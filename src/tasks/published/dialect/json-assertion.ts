@@ -2,6 +2,7 @@ import { asNumeric } from '../../../primitives/compare';
 import { EXEC_ROOTS, mapTarget, splitRoot, type SubjectKind, type Target } from './json-paths';
 import { OPERATOR_WORDS, TYPE_NAMES, WORD_TYPES, isMultiPath, jsRegex, sentinel } from './json-ops';
 import type { DialectContext } from './types';
+import { readValueKeys } from './json-value-keys';
 import { copy, isNoteKey, isObject, type Inputs } from './util';
 
 /**
@@ -20,6 +21,8 @@ export interface AssertionEnv {
   at: string;
   /** where nested note keys go (kept as step notes) */
   notes: Record<string, unknown>;
+  /** the first column the chain's last SQL step selects, when the subject is its result */
+  sqlColumn?: string;
 }
 type Canon = Record<string, unknown>;
 
@@ -109,6 +112,18 @@ export function mapAssertion(raw: Inputs, env: AssertionEnv): Canon[] {
     else {
       target.or_paths = [...(target.or_paths ?? []), ...al.map((x) => aliasPath(target.path, x))];
       say('optional_aliases', 'or_paths', 'alternative keys tried when the path matches nothing (a dotted alias from the root, a bare name beside the last key)');
+    }
+  }
+  if (has('alternate_paths')) {
+    const al = take('alternate_paths');
+    if (!Array.isArray(al) || !al.every((x) => typeof x === 'string')) issue('alternate_paths', 'alternate_paths must be a list of paths');
+    else {
+      for (const x of al) {
+        const t = mapTarget(x, ctx, env.subject, env.saved, env.label);
+        if ((t.source ?? 'body') !== (target.source ?? 'body') || t.body !== target.body) issue('alternate_paths', 'alternative paths must address the same part of the response');
+        target.or_paths = [...(target.or_paths ?? []), t.path, ...(t.or_paths ?? [])];
+      }
+      say('alternate_paths', 'or_paths', 'paths tried when the first one matches nothing');
     }
   }
   const multi = isMultiPath(target.path);
@@ -288,87 +303,12 @@ export function mapAssertion(raw: Inputs, env: AssertionEnv): Canon[] {
     notes.expected_example = take('expected');
     say('expected beside tolerance_max', '(note)', 'the usual value; the check is the bound');
   }
-  // value-carrying keys, each its own check
-  const valueKeys: [string, (v: unknown, k: string) => void, string][] = [
-    ['type', (v, k) => typeCheck(k, v), 'is_type'],
-    ['_type', (v, k) => typeCheck(k, v), 'is_type'],
-    ['expected_type', (v, k) => typeCheck(k, v), 'is_type'],
-    ['_regex', (v, k) => regexCheck(k, v), 'regex'],
-    ['regex', (v, k) => regexCheck(k, v), 'regex'],
-    ['match_regex', (v, k) => regexCheck(k, v), 'regex'],
-    ['expected_regex', (v, k) => regexCheck(k, v), 'regex'],
-    ['expected_pattern', (v, k) => regexCheck(k, v), 'regex'],
-    ['exists', (v, k) => (typeof v === 'boolean' ? add({ operator: v ? 'exists' : 'not_exists' }) : issue(k, `${k} must be a boolean`)), 'exists / not_exists'],
-    ['expected_present', (v, k) => (typeof v === 'boolean' ? add({ operator: v ? 'exists' : 'not_exists' }) : issue(k, `${k} must be a boolean`)), 'exists / not_exists'],
-    ['not_exists', (v, k) => (v === true ? add({ operator: 'not_exists' }) : issue(k, `${k} must be true`)), 'not_exists'],
-    ['expected_not_null', (v, k) => (v === true ? add({ operator: 'exists' }) : issue(k, `${k} must be true`)), 'exists'],
-    ['expected_not_empty', (v, k) => (v === true ? add({ operator: 'not_empty' }) : issue(k, `${k} must be true`)), 'not_empty'],
-    ['expected_absent', (v, k) => (v === true ? add({ operator: 'absent' }) : issue(k, `${k} must be true`)), 'absent'],
-    ['expected_absent_or_null', (v, k) => (v === true ? add({ operator: 'not_exists' }) : issue(k, `${k} must be true`)), 'not_exists'],
-    ['expected_all_false_or_absent', (v, k) => (v === true ? add({ operator: 'equals', expected: false, matches: 'each', optional: true }) : issue(k, `${k} must be true`)), 'matches each equals false (none matched passes)'],
-    ['contains', (v) => add({ operator: 'contains', expected: v, ...(multi ? { matches: 'list' } : {}) }), 'contains'],
-    ['expected_contains', (v) => add({ operator: Array.isArray(v) ? 'contains_all' : 'contains', expected: v, ...(multi ? { matches: 'list' } : {}) }), 'contains / contains_all'],
-    ['expected_not_contains', (v) => add({ operator: 'not_contains', expected: v, ...(multi ? { matches: 'list' } : {}) }), 'not_contains'],
-    ['must_not_contain', (v) => add({ operator: 'not_contains', expected: v, ...(multi ? { matches: 'each' } : {}) }), 'not_contains on each match'],
-    ['expected_gte', (v, k) => add({ operator: 'gte', expected: num(k, v) }), 'gte'],
-    ['expected_lte', (v, k) => add({ operator: 'lte', expected: num(k, v) }), 'lte'],
-    ['min_value', (v, k) => add({ operator: 'gte', expected: num(k, v) }), 'gte'],
-    ['max', (v, k) => add({ operator: 'lte', expected: num(k, v) }), 'lte'],
-    ['tolerance_max', (v, k) => add({ operator: 'lte', expected: num(k, v) }), 'lte (the bound)'],
-    ['expected_all_gt', (v, k) => add({ operator: 'gt', expected: num(k, v), matches: 'each' }), 'gt on each match'],
-    ['expected_all_lte', (v, k) => add({ operator: 'lte', expected: num(k, v), matches: 'each' }), 'lte on each match'],
-    ['expected_in', (v) => add({ operator: 'in', expected: v }), 'in'],
-    ['expected_one_of', (v) => add({ operator: 'in', expected: v }), 'in'],
-    ['expected_includes', (v) => add({ operator: 'contains', expected: v, ...(multi ? { matches: 'list' } : {}) }), 'contains'],
-    ['expected_contains_one_of', (v) => add({ operator: 'contains_any', expected: v, ...(multi ? { matches: 'list' } : {}) }), 'contains_any'],
-    ['expected_contains_all', (v) => add({ operator: 'contains_all', expected: v, ...(multi ? { matches: 'list' } : {}) }), 'contains_all'],
-    ['expected_regex_all', (v, k) => (Array.isArray(v) ? v.forEach((x) => regexCheck(k, x)) : issue(k, `${k} must be a list of patterns`)), 'regex (each pattern)'],
-    ['expected_one_of_keys', (v) => add({ operator: 'has_any_key', expected: v }), 'has_any_key'],
-    ['expected_keys_match_regex', (v, k) => {
-      if (typeof v !== 'string') return issue(k, `${k} must be a pattern`);
-      const r = jsRegex(v);
-      keyChecks.push({ operator: 'regex', expected: r.pattern, matches: 'each', optional: true, ...(r.ignoreCase ? { ignore_case: true } : {}) });
-    }, 'regex on each key (path.*~)'],
-    ['expected_in_range_seconds_from_now', (v) => add({ operator: 'seconds_from_now', expected: v }), 'seconds_from_now [min, max]'],
-    ['expected_max', (v, k) => add({ operator: 'lte', expected: num(k, v) }), 'lte'],
-    ['expected_max_length', (v, k) => add({ operator: 'max_length', expected: num(k, v) }), 'max_length'],
-    ['expected_equals_previous_uid', (v, k) => (v === true ? add({ operator: 'equals', expected_path: target.path, expected_response: 1 }) : issue(k, `${k} must be true`)), 'equals the same path in the previous response'],
-    ['expected_length', (v, k) => add({ operator: 'length', expected: num(k, v) }), 'length'],
-    ['expected_length_gte', (v, k) => add({ operator: 'min_length', expected: num(k, v) }), 'min_length'],
-    ['expected_min_length', (v, k) => add({ operator: 'min_length', expected: num(k, v) }), 'min_length'],
-    ['min_length', (v, k) => add({ operator: 'min_length', expected: num(k, v) }), 'min_length'],
-    ['max_length', (v, k) => add({ operator: 'max_length', expected: num(k, v) }), 'max_length'],
-    ['expected_not_equals', (v) => add({ operator: 'not_equals', expected: v }), 'not_equals'],
-    ['expected_eq', (v, k) => add(pathOrValue(v, k)), 'equals (a "$…" string: the value at that path)'],
-    ['expected_equals', (v, k) => add(pathOrValue(v, k)), 'equals (a "$…" string: the value at that path)'],
-    ['equals', (v) => add({ operator: 'equals', expected: v }), 'equals'],
-    ['equals_path', (v, k) => (typeof v === 'string' ? add(pathRef(v, k)) : issue(k, 'equals_path must be a path')), 'equals the value at that path'],
-    ['expected_sorted_by', (v, k) => {
-      const order = has('order') ? take('order') : 'asc';
-      if (typeof v !== 'string' || (order !== 'asc' && order !== 'desc')) return issue(k, 'expected_sorted_by needs a key and order asc|desc');
-      add({ operator: 'sorted', expected: { by: v, order } });
-    }, 'sorted {by, order}'],
-  ];
-  function pathOrValue(v: unknown, k: string): Canon {
-    return typeof v === 'string' && /^\$[.[]/.test(v) ? pathRef(v, k) : { operator: 'equals', expected: v };
-  }
+  // value-carrying keys, each its own check (json-value-keys.ts)
+  readValueKeys({ ctx, add, issue, say, num, regexCheck, typeCheck, has, take, multi, targetPath: target.path, pathRef, keyChecks, sqlColumn: env.sqlColumn });
   function pathRef(v: string, k: string): Canon {
     const t = mapTarget(v, ctx, env.subject, env.saved, env.label);
     if (t.source) issue(k, `${k} must address a JSON body`);
     return { operator: 'equals', expected_path: t.path, ...(t.body ? { expected_body: t.body } : {}) };
-  }
-  for (const [k, fn, canonical] of valueKeys) {
-    if (!has(k)) continue;
-    fn(take(k), k);
-    say(k, canonical, `published ${k}`);
-  }
-  if (has('predicate')) {
-    const p = take('predicate');
-    const v = take('value');
-    say(`predicate: ${JSON.stringify(p)}`, p === 'string_min_length' ? 'is_type string + min_length' : 'contains', 'a named predicate with its value');
-    if (p === 'string_min_length') { add({ operator: 'is_type', expected: 'string' }); add({ operator: 'min_length', expected: num('value', v) }); }
-    else if (p === 'contains') add({ operator: 'contains', expected: v });
-    else issue('predicate', `unknown predicate ${JSON.stringify(p)}`);
   }
   if (has('expected')) {
     const exp = take('expected');
@@ -399,7 +339,10 @@ export function mapAssertion(raw: Inputs, env: AssertionEnv): Canon[] {
   }
   // ---- assemble: every check on the same target; the capture rides on the first single-value check
   const base: Canon = { path: target.path, ...(target.source ? { source: target.source } : {}), ...(target.body ? { body: target.body } : {}), ...(target.or_paths ? { or_paths: target.or_paths } : {}), ...(target.as_number ? { as_number: true } : {}) };
-  const out: Canon[] = checks.map((c) => ({ ...base, ...mods, ...c, ...(anyMode && c.operator !== 'has_element' ? { matches: 'any' } : {}) }));
+  // the same check spelled twice (`"expected_present": true` + `"assert": "present"`) is checked once
+  const seen = new Set<string>();
+  const out: Canon[] = checks.map((c) => ({ ...base, ...mods, ...c, ...(anyMode && c.operator !== 'has_element' ? { matches: 'any' } : {}) }))
+    .filter((c) => !seen.has(JSON.stringify(c)) && !!seen.add(JSON.stringify(c)));
   for (const c of keyChecks) out.push({ ...base, ...mods, path: `${target.path}.*~`, ...c });
   if (capture) {
     const host = out.find((c) => (c.matches ?? 'first') === 'first');

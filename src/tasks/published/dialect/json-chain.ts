@@ -9,7 +9,7 @@ import { isObject } from './util';
  */
 
 /** Published step types after which "the last response" is theirs (HTTP, SQL, command, GraphQL). */
-const RESPONSE_TYPES = new Set(['P04', 'P05', 'P08', 'P12', 'P14', 'P16', 'P22', 'P23', 'P26', 'P27']);
+const RESPONSE_TYPES = new Set(['P04', 'P05', 'P08', 'P12', 'P14', 'P16', 'P22', 'P23', 'P25', 'P26', 'P27']);
 
 const typeOf = (s: unknown): string => (isObject(s) ? String(s.type ?? s.primitive ?? '').toUpperCase() : '');
 
@@ -21,6 +21,14 @@ export function lastResponseStep(ctx: DialectContext): { index: number; type: st
     if (RESPONSE_TYPES.has(t)) return { index: i, type: t };
   }
   return undefined;
+}
+
+/** The first column the SQL of a published P08 step selects (`SELECT DISTINCT state, COUNT(*) …` → `state`). */
+export function firstSqlColumn(step: unknown): string | undefined {
+  if (!isObject(step) || !isObject(step.inputs)) return undefined;
+  const sql = step.inputs.sql ?? step.inputs.query;
+  const m = typeof sql === 'string' ? /^\s*SELECT\s+(?:DISTINCT\s+)?(?:[A-Za-z_][A-Za-z0-9_]*\.)?([A-Za-z_][A-Za-z0-9_]*)(?:\s+AS\s+([A-Za-z_][A-Za-z0-9_]*))?\s*(?:,|\s+FROM\b)/i.exec(sql) : null;
+  return m ? m[2] ?? m[1] : undefined;
 }
 
 /** Does any step before this one send an HTTP request? */

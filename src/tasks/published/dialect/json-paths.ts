@@ -120,6 +120,10 @@ export function mapTarget(raw: string, ctx: DialectContext, subject: SubjectKind
     said('"$.body"', 'path $', "the whole response body (gmdnohlg's response object field)");
     return { path: '$' };
   }
+  if (ctx.task === 'gavmyneb' && root === 'body' && rest !== '') {
+    said('"$.body.…"', 'path $.…', "the response body (gavmyneb's response object field)");
+    return { path: `$${rest}` };
+  }
   if (ctx.task === 'gmdnohlg' && root === 'api') {
     said('"$.api.…"', 'path $.api.… or_paths [$.ocs.…]', 'the OCS envelope under "api", or under "ocs" when the app kept that name (the fork tried both)');
     return { path: `$.api${rest}`, or_paths: [`$.ocs${rest}`] };
