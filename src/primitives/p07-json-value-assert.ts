@@ -71,6 +71,8 @@ const AssertionSchema = z
     ignore_case: z.boolean().optional(),
     /** read numeric strings (`"42"`, `"1.50"`) as numbers before comparing */
     as_number: z.boolean().optional(),
+    /** read each value as its JSON text (a string stays as it is) before comparing, e.g. a regex over a list of messages */
+    stringify: z.boolean().optional(),
     /** the assertion passes when the path matches nothing or matches null */
     optional: z.boolean().optional(),
     /** the assertion also passes when the last response's status is one of these */
@@ -94,6 +96,7 @@ const AssertionSchema = z
     if (a.response !== undefined && a.body !== undefined) issue('give body or response, not both', 'response');
     if (a.capture_path !== undefined && a.capture_as === undefined) issue('capture_path needs capture_as', 'capture_path');
     if (a.capture_as !== undefined && a.matches !== 'first') issue('capture_as needs matches "first"', 'capture_as');
+    if (a.as_number && a.stringify) issue('as_number and stringify exclude each other', 'stringify');
   });
 type Assertion = z.infer<typeof AssertionSchema>;
 
@@ -163,6 +166,7 @@ function evaluate(a: Assertion, env: Env, capture: Record<string, Json>): Assert
   }
   const at = { ...base, path: usedPath, matches: matches.length };
   if (a.as_number) matches = matches.map(numeric);
+  if (a.stringify) matches = matches.map((m) => (typeof m === 'string' ? m : JSON.stringify(m) ?? ''));
   if (matches.length === 0 && a.matches !== 'list') {
     if (a.optional) return { ...at, passed: true, reason: 'no match (optional)' };
     const st = env.ctx.state.last?.status;

@@ -253,6 +253,9 @@ describe('iyjruvfz and ididetxj spellings', () => {
     ['iyjruvfz', { path: '$.h', expected_one_of: [15, 16] }, [{ path: '$.h', operator: 'in', expected: [15, 16] }]],
     ['iyjruvfz', { path: ['$.data.uid', '$.data[0].uid'], expected_type: 'string' }, [{ path: '$.data.uid', or_paths: ['$.data[0].uid'], operator: 'is_type', expected: 'string' }]],
     ['iyjruvfz', { path: '$._response_time_ms', expected_max: 5000 }, [{ path: '$', source: 'elapsed_ms', operator: 'lte', expected: 5000 }]],
+    ['hhrdixum', { path_any_of: ['$.detail', '$.errors'], exists: true, regex_in_str: 'locked' }, [{ path: '$.detail', or_paths: ['$.errors'], operator: 'exists' }, { path: '$.detail', or_paths: ['$.errors'], operator: 'regex', expected: 'locked', stringify: true }]],
+    ['hhrdixum', { path: '$.price', expected: '5.000000', tolerance_str: true }, [{ path: '$.price', operator: 'equals', expected: 5, as_number: true, tolerance: 0.000001 }]],
+    ['hhrdixum', { path: '$', deep_equal: {} }, [{ path: '$', operator: 'equals', expected: {} }]],
     ['kmasmnil', { path: '$.status_codes_match', expected: true }, [{ path: '$', source: 'status', operator: 'equals', expected_path: '$', expected_response: 1 }]],
   ];
   for (const [task, a, want] of cases) test(`${task} ${JSON.stringify(a)}`, () => assert.deepEqual(one(task, a).list, want));

@@ -124,6 +124,13 @@ describe('P07 assertion modifiers', () => {
     assert.equal((await runPrimitive(P07, { body: b, assertions: [{ path: '$.s', operator: 'regex', expected: '^usage', ignore_case: true }] }, ctx)).passed, true);
     assert.ok(schemaIssues(P07, { assertions: [{ path: '$', operator: 'gt', expected: 1, ignore_case: true }] }).length > 0);
   });
+  test('stringify reads a list or boolean as its JSON text', async () => {
+    const b = { errs: ['This part is locked'], n: 1 };
+    const ctx = makeCtx(httpEnv(base));
+    assert.equal((await runPrimitive(P07, { body: b, assertions: [{ path: '$.errs', stringify: true, operator: 'regex', expected: 'locked' }] }, ctx)).passed, true);
+    assert.equal((await runPrimitive(P07, { body: b, assertions: [{ path: '$.errs', operator: 'regex', expected: 'locked' }] }, ctx)).passed, false, 'a list is not a string unless stringified');
+    assert.ok(schemaIssues(P07, { assertions: [{ path: '$', stringify: true, as_number: true, operator: 'exists' }] }).length > 0);
+  });
   test('per-assertion body: the path reads a saved document', async () => {
     assert.equal((await run({ path: '$.id', body: { id: 9 }, operator: 'equals', expected: 9 })).passed, true);
   });

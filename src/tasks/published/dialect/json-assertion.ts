@@ -79,6 +79,10 @@ export function mapAssertion(raw: Inputs, env: AssertionEnv): Canon[] {
   }
 
   // ---- target
+  if (has('path_any_of') && !has('path')) {
+    a.path = take('path_any_of');
+    say('path_any_of', 'path + or_paths', 'alternative paths, the first that matches is used');
+  }
   let rawPath: unknown = has('path') ? take('path') : '$';
   let extraPaths: string[] = [];
   if (Array.isArray(rawPath) && rawPath.length && rawPath.every((p) => typeof p === 'string')) {
@@ -197,7 +201,9 @@ export function mapAssertion(raw: Inputs, env: AssertionEnv): Canon[] {
     const m = typeof word === 'string' ? OPERATOR_WORDS[word] : undefined;
     if (!m) issue(wordKey, `unknown operator ${JSON.stringify(word)}`);
     else {
-      say(`${wordKey}: ${JSON.stringify(word)}`, 'op' in m ? `operator: ${m.op}` : `operator (${m.special})`, m.meaning);
+      // `operator: "equals"` / `"exists"` are already canonical: no record
+      const canonical = wordKey === 'operator' && ('op' in m ? m.op === word : word === 'exists');
+      if (!canonical) say(`${wordKey}: ${JSON.stringify(word)}`, 'op' in m ? `operator: ${m.op}` : `operator (${m.special})`, m.meaning);
       const hasExp = has('expected');
       const exp = take('expected');
       if ('op' in m) {
@@ -321,6 +327,16 @@ export function mapAssertion(raw: Inputs, env: AssertionEnv): Canon[] {
       else add({ operator: s.op, ...(s.expected !== undefined ? { expected: s.expected } : {}) });
     } else if (has('pattern')) {
       issue('pattern', 'pattern beside a plain expected value');
+    } else if (has('tolerance_str')) {
+      // hhrdixum: decimal text compared as a number, to the precision the expected text is written with
+      const ts = take('tolerance_str');
+      const n = typeof exp === 'string' ? asNumeric(exp) : undefined;
+      if (ts !== true || n === undefined || typeof exp !== 'string') issue('tolerance_str', 'tolerance_str needs true and a decimal expected text');
+      else {
+        const decimals = (/\.(\d+)\s*$/.exec(exp)?.[1] ?? '').length;
+        add({ operator: 'equals', expected: n, as_number: true, tolerance: 10 ** -decimals });
+        say('tolerance_str', 'as_number + equals + tolerance (10^-decimals)', 'a decimal compared as a number to the precision of the expected text');
+      }
     } else add({ operator: 'equals', expected: exp, ...(tolerance !== undefined ? { tolerance } : {}) });
     if (!s) tolerance = undefined;
   }

@@ -91,6 +91,12 @@ export function readValueKeys(b: CheckBuilder): void {
       if (typeof v !== 'string' || (order !== 'asc' && order !== 'desc')) return b.issue(k, 'expected_sorted_by needs a key and order asc|desc');
       b.add({ operator: 'sorted', expected: { by: v, order } });
     }, 'sorted {by, order}'],
+    ['deep_equal', (v) => b.add({ operator: 'equals', expected: v }), 'equals'],
+    ['regex_in_str', (v, k) => {
+      if (typeof v !== 'string') return b.issue(k, `${k} must be a pattern`);
+      const r = jsRegex(v);
+      b.add({ operator: 'regex', expected: r.pattern, stringify: true, ...(r.ignoreCase ? { ignore_case: true } : {}) });
+    }, 'regex on the value as text (stringify)'],
     ['array_min_length', (v, k) => b.add({ operator: 'min_length', expected: b.num(k, v) }), 'min_length'],
     ['empty_or_absent', (v, k) => (v === true ? b.add({ operator: 'empty', optional: true }) : b.issue(k, `${k} must be true`)), 'empty (absent passes)'],
   ];
