@@ -5,13 +5,18 @@
  * Each driver decides which text to scan: API-error text only, never the agent's own prose (an
  * agent writing a rate limiter would otherwise look "transient").
  */
+const HTTP_STATUS =
+  /(?:\bHTTP(?:\/\d(?:\.\d)?)?|\bstatus(?:[ _]?code)?|\bstatusCode|\berror[ _]code|\bAPI Error)["']?\s*[:=]?\s*["']?(?:429|503|529)\b|\b(?:429|503|529)\s+(?:Too Many Requests|Service Unavailable|Overloaded)\b/i;
+
 export const TRANSIENT_MARKERS: { marker: RegExp; label: string }[] = [
   { marker: /overloaded/i, label: 'overloaded' },
   { marker: /high demand/i, label: 'high demand' },
   { marker: /at capacity/i, label: 'at capacity' },
   { marker: /rate[ _-]?limit/i, label: 'rate limit' },
   { marker: /too many requests/i, label: 'too many requests' },
-  { marker: /(^|\D)(429|503|529)(\D|$)/, label: 'HTTP 429/503/529' },
+  // a bare number is not a status ("processed 529 files", "retry in 503 ms"): only where the text
+  // says it is one — HTTP/1.1 503, status 429, "status":529, API Error: 529, 429 Too Many Requests
+  { marker: HTTP_STATUS, label: 'HTTP 429/503/529' },
   { marker: /temporarily unavailable/i, label: 'temporarily unavailable' },
   { marker: /service unavailable/i, label: 'service unavailable' },
   { marker: /reconnecting/i, label: 'reconnecting' },

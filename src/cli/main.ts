@@ -10,6 +10,7 @@ import { formatCommanderError, intFlag, positiveFlag } from './options';
 import { runRollout } from './run';
 import { validateTaskCommand } from './tasks-validate';
 import { importTaskCommand } from './tasks-import';
+import { dryRunCommand } from './tasks-dry-run';
 import { buildTaskImages } from './images';
 import { cleanCommand } from './clean';
 import { rescoreCommand } from './rescore';
@@ -19,6 +20,7 @@ import { join } from 'node:path';
 import { stopCommand, sweepCommand } from './sweep';
 import { watchCommand } from './watch';
 import { reportCommand } from './report';
+import { registerBenchmarkCommands } from './benchmark';
 
 const program = new Command('saasbench')
   .description('Evaluate coding agents on long SaaS engineering tasks, as durable Temporal workflows')
@@ -85,10 +87,12 @@ const runCmd = (name: string, description: string, defaults: { task?: string; ag
     .option('--no-judge', 'disable the LLM judge (llm-judge nodes become SKIPPED_LLM)')
     .option('--no-worker', 'do not run an in-process worker (use workers started with `saasbench worker`)')
     .option('--json', 'print the score as JSON')
+    .option('--dry-run', 'start nothing: walk the DAG, every node DRY_RUN (as `saasbench tasks dry-run`)')
     .action((o) =>
       exitWith(
         (async () => {
           if (!o.task) throw InvalidInputError.one('command line', '--task', 'required: the task folder to run');
+          if (o.dryRun) return dryRunCommand(o.task, { json: o.json });
           if (!o.agent) throw InvalidInputError.one('command line', '--agent', `required: one of ${agentNames().join(', ')}`);
           if (!agentNames().includes(o.agent)) throw InvalidInputError.one('command line', '--agent', `unknown agent "${o.agent}" (known: ${agentNames().join(', ')})`);
           return runRollout({ ...o, budget: o.budget, idle: o.idle });
@@ -131,6 +135,13 @@ tasks
   .description('check a task folder (native or published layout) and show what it holds')
   .action((dir: string) => exitWith(validateTaskCommand(dir)));
 tasks
+  .command('dry-run <dir>')
+  .description('walk the DAG without running anything: every node DRY_RUN, placeholders resolved as far as the variables go, the rest named with their source')
+  .option('--node <id>', 'show one node\'s resolved steps')
+  .option('--json', 'print the dry run as JSON')
+  .option('--out <file>', 'also write the dry run as JSON to a file')
+  .action((dir: string, o: { node?: string; json?: boolean; out?: string }) => exitWith(dryRunCommand(dir, o)));
+tasks
   .command('import <dir>')
   .description('write a native task folder (task.yaml, environment/, evaluation/) from a published SaaSBench task folder')
   .requiredOption('--out <dir>', 'the native task folder to write')
@@ -139,6 +150,8 @@ tasks
   .option('--id <id>', 'task id (default: the published one)')
   .option('--force', 'write into a non-empty output folder')
   .action((dir: string, o: { out: string; roles?: string; dag?: string; id?: string; force?: boolean }) => exitWith(importTaskCommand(dir, { out: o.out, rolesFile: o.roles, dag: o.dag, id: o.id, force: o.force })));
+
+registerBenchmarkCommands(program, exitWith);
 
 program
   .command('images')

@@ -3,7 +3,7 @@ import { mkdirSync } from 'node:fs';
 import type { Logger } from 'pino';
 import { Client } from 'pg';
 import { docker, exec, readFile } from '../sandbox';
-import { noRoles, rolesPort } from './auth/provider';
+import { rolesPort } from './auth/provider';
 import { manifestExtras, PUBLISHED_NO_ROLES } from './auth/task-roles';
 import type { Task } from '../tasks/task';
 import type { StackRef } from '../workflows/contracts';
@@ -38,9 +38,10 @@ export function envFromStack(task: Task, stack: StackRef, artifactsDir: string, 
     exec(container(service), ['bash', '-c', command], { timeoutMs: opts?.timeoutMs, workdir: opts?.workdir ?? task.environment.workspace });
   const extras = manifestExtras(task);
   const declared = extras.roles;
-  const roles = Object.keys(declared).length
-    ? rolesPort(declared, { baseUrl, appService: task.environment.appService, exec: execIn, cacheKey: stack.project })
-    : noRoles(task.layout === 'published' ? PUBLISHED_NO_ROLES : 'this task declares no roles (task.yaml `roles:`; see docs/primitives.md#roles)');
+  // undeclared roles fail naming why; inline P13 logins work either way
+  const undeclaredHint =
+    task.layout === 'published' ? PUBLISHED_NO_ROLES : Object.keys(declared).length ? undefined : 'this task declares no roles (task.yaml `roles:`; see docs/primitives.md#roles)';
+  const roles = rolesPort(declared, { baseUrl, appService: task.environment.appService, exec: execIn, cacheKey: stack.project, undeclaredHint });
   return {
     baseUrl,
     workspace: task.environment.workspace,

@@ -10,10 +10,10 @@ export function subjectBody(input: { body?: unknown }, ctx: PrimitiveContext): {
   return undefined;
 }
 
-/** The chain's response `back` steps before the last one (0 = the last), from the chain's history. */
-export function responseAt(state: { last?: LastResponse; history?: LastResponse[] }, back: number): LastResponse | undefined {
+/** The chain's response `back` steps before the last one (0 = the last), from the chain's recorded responses. */
+export function responseAt(state: { last?: LastResponse; responses?: LastResponse[] }, back: number): LastResponse | undefined {
   if (back === 0) return state.last;
-  const h = state.history ?? [];
+  const h = state.responses ?? [];
   return h[h.length - 1 - back];
 }
 

@@ -3,6 +3,7 @@ import type { DagNode } from '../tasks/dag-schema';
 import { continuesAfterFailure, scoreNode } from '../scoring/node-score';
 import type { NodeStatus } from '../scoring/types';
 import { findPrimitive } from './registry';
+import { writeResponseLog } from './response-log';
 import { resolveTemplates } from './template';
 import type { ChainState, PrimitiveEnv, PrimitiveOutcome } from './types';
 
@@ -50,8 +51,7 @@ export async function runNode(node: DagNode, env: PrimitiveEnv, opts: RunNodeOpt
   try {
     for (const [index, step] of node.chain.entries()) {
       const started = Date.now();
-      const outcome = await runStep(step.type, step.inputs, env, state, node.id);
-      if (state.last && state.last !== state.history?.[state.history.length - 1]) (state.history ??= []).push(state.last);
+      const outcome = await runStep(step.type, step.inputs, env, state, node.id, node.prereqs);
       steps.push({ index, type: step.type, inputs: outcome.resolved, passed: outcome.result.passed, message: outcome.result.message, data: outcome.result.data, durationMs: Date.now() - started });
       passes.push(outcome.result.passed);
       if (outcome.result.judge) judge = outcome.result.judge.skipped ? { skipped: true } : { skipped: false, score: outcome.result.judge.score };
@@ -61,11 +61,19 @@ export async function runNode(node: DagNode, env: PrimitiveEnv, opts: RunNodeOpt
     const e = err as Error;
     return { status: 'ERROR', score: 0, message: `${e.name}: ${e.message}`, steps, exports: state.exports, error: { name: e.name, message: e.message, stack: e.stack } };
   }
+  // what this chain's requests answered, for the judge of a dependent node (P17 prereq_responses)
+  try {
+    writeResponseLog(env.artifactsDir, state.responses);
+  } catch (err) {
+    env.log.warn({ err: (err as Error).message }, 'could not write the response log');
+  }
   const { status, score } = scoreNode({ method, maxScore, chainLength: node.chain.length, passes, judge });
-  return { status, score, message: summarize(status, steps, node.chain.length), steps, exports: status === 'PASSED' ? state.exports : {}, };
+  // captures of any outcome: dependents only run after PASSED prereqs, while nodes that run `after`
+  // this one (the published run-wide context) see what it captured whatever its status
+  return { status, score, message: summarize(status, steps, node.chain.length), steps, exports: state.exports };
 }
 
-async function runStep(type: string, rawInputs: Record<string, unknown>, env: PrimitiveEnv, state: ChainState, nodeId: string): Promise<{ resolved: unknown; result: PrimitiveOutcome }> {
+async function runStep(type: string, rawInputs: Record<string, unknown>, env: PrimitiveEnv, state: ChainState, nodeId: string, prereqs: readonly string[] = []): Promise<{ resolved: unknown; result: PrimitiveOutcome }> {
   const primitive = findPrimitive(type);
   if (!primitive) return { resolved: rawInputs, result: { passed: false, message: `primitive ${type} is not supported` } };
   let resolved: unknown;
@@ -79,15 +87,18 @@ async function runStep(type: string, rawInputs: Record<string, unknown>, env: Pr
     const first = parsed.error.issues[0];
     return { resolved, result: { passed: false, message: `inputs after templating are invalid at ${first.path.join('.') || '(root)'}: ${first.message}` } };
   }
+  const before = state.last;
   const result = await primitive.run(parsed.data, {
     env,
     state,
     nodeId,
+    prereqs,
     setVar(name, value) {
       state.vars[name] = value;
       state.exports[name] = value;
     },
   });
+  if (state.last && state.last !== before) (state.responses ??= []).push(state.last);
   return { resolved, result };
 }
 

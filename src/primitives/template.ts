@@ -67,3 +67,30 @@ export function placeholdersIn(value: unknown, acc: Set<string> = new Set()): Se
   else if (value && typeof value === 'object') Object.values(value).forEach((x) => placeholdersIn(x, acc));
   return acc;
 }
+
+/**
+ * Like resolveTemplates, but never throws: placeholders it cannot resolve stay as written and are
+ * listed (the dry run shows a task author what a step will send and what it still waits for).
+ */
+export function resolvePartially<T>(value: T, vars: Record<string, Json>): { value: T; missing: string[] } {
+  const missing = new Set<string>();
+  const walk = (v: unknown): unknown => {
+    if (typeof v === 'string') {
+      const whole = WHOLE.exec(v);
+      if (whole) {
+        const found = lookup(vars, whole[1]);
+        if (found === undefined) missing.add(whole[1]);
+        return found === undefined ? v : found;
+      }
+      return v.replace(PLACEHOLDER, (m, name: string) => {
+        const found = lookup(vars, name);
+        if (found === undefined) missing.add(name);
+        return found === undefined ? m : render(found);
+      });
+    }
+    if (Array.isArray(v)) return v.map(walk);
+    if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v as Record<string, unknown>).map(([k, x]) => [k, walk(x)]));
+    return v;
+  };
+  return { value: walk(value) as T, missing: [...missing] };
+}

@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import type { Logger } from 'pino';
 import type { Json } from '../json';
 import type { Browser } from 'playwright-core';
+import type { LoginOverride } from './auth/roles-schema';
 
 /** What a primitive reports. `passed` drives the node score; `data` is evidence for the report. */
 export interface PrimitiveOutcome {
@@ -78,10 +79,14 @@ export interface PrimitiveEnv {
 /** Credentials of one role, as P13 obtained them. Values are secrets: never logged or recorded. */
 export interface RoleCredentials {
   role: string;
-  /** 'login' (HTTP login), 'api_key' (static header pair), 'seed' (command in a container), 'anonymous' */
-  kind: 'login' | 'api_key' | 'seed' | 'anonymous';
+  /** 'login' (HTTP login), 'api_key' (static header pair), 'seed' (command in a container), 'basic' (HTTP Basic), 'anonymous' */
+  kind: 'login' | 'api_key' | 'seed' | 'basic' | 'anonymous';
   headers: Record<string, string>;
   cookies: StoredCookie[];
+  /** what a login/seed produced (a P13 `token_as` copies it into chain variables) */
+  token?: string;
+  /** the login's own response (a P13 records it as the chain's last response) */
+  response?: LastResponse;
   username?: string;
   /** a line for the step message, without secrets (e.g. "POST /login → 200, cookie sid") */
   summary: string;
@@ -101,14 +106,27 @@ export interface RolesPort {
   /** declared username of a role, if any (SCREENSHOT `login_as` maps a username onto a role) */
   usernameOf(role: string, vars: Record<string, Json>): string | undefined;
   /** obtain credentials; throws RoleError with a clear message when that is impossible */
-  credentials(role: string, opts: { vars: Record<string, Json>; method?: string; forceRefresh?: boolean }): Promise<RoleCredentials>;
+  credentials(role: string, opts: CredentialsRequest): Promise<RoleCredentials>;
+}
+
+/** What a P13 step asks of a role's credentials. */
+export interface CredentialsRequest {
+  vars: Record<string, Json>;
+  method?: string;
+  forceRefresh?: boolean;
+  /** this step's username/password instead of the role's (templated) */
+  credentials?: { username?: string; password?: string };
+  /** this step's login fields over the role's declared login (an inline login when the role has none) */
+  login?: LoginOverride;
+  /** this step's token headers over the role's `send` (templated with {{token}} and the login's captures) */
+  send?: Record<string, string>;
 }
 
 /** The chain's session state: the current role and one cookie jar + header set per role. */
 export interface ChainAuth {
   /** the role P13 selected last; undefined = no role (the chain's anonymous jar) */
   role?: string;
-  sessions: Record<string, { headers: Record<string, string>; cookies: StoredCookie[]; kind: RoleCredentials['kind']; failed?: boolean }>;
+  sessions: Record<string, { headers: Record<string, string>; cookies: StoredCookie[]; kind: RoleCredentials['kind']; token?: string; failed?: boolean }>;
 }
 
 export interface JudgeRequest {
@@ -135,10 +153,10 @@ export interface ChainState {
   exports: Record<string, Json>;
   last?: LastResponse;
   /**
-   * Every response of this chain, oldest first (the last one is `last`); kept by the chain runner
-   * so a check can compare with an earlier response (P07 `response`).
+   * Every response recorded in this chain, oldest first: each step's last response (HTTP, SQL), as
+   * run-chain.ts sees `last` change. P17 `chain_responses` / `sql_result` evidence reads it.
    */
-  history?: LastResponse[];
+  responses?: LastResponse[];
   /** role sessions of this chain (P13 sets the role; HTTP primitives send its credentials) */
   auth?: ChainAuth;
 }
@@ -147,6 +165,8 @@ export interface PrimitiveContext {
   env: PrimitiveEnv;
   state: ChainState;
   nodeId: string;
+  /** ids of the node's prerequisites (P17 `prereq_responses` reads what their chains recorded) */
+  prereqs?: readonly string[];
   /** set a variable for the rest of the chain and export it to dependent nodes */
   setVar(name: string, value: Json): void;
 }

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { docker } from '../sandbox';
 import type { Task } from '../tasks/task';
 import { repoRoot } from '../temporal/tools';
+import { publishedProvenance, type PublishedProvenance } from '../benchmark/lock-file';
 
 /**
  * Everything that decides a score, pinned by content (as Harbor's lock.json does): if any of it
@@ -12,7 +13,8 @@ import { repoRoot } from '../temporal/tools';
  */
 export interface RolloutLock {
   harness: { version: string; commit: string | null; dirty: boolean; node: string; temporalSdk: string };
-  task: { id: string; layout: string; hash: string; dagFile: string; dagSha256: string };
+  /** `published`: where a task folder written by `saasbench benchmark pull` came from (its saasbench-pull.json) */
+  task: { id: string; layout: string; hash: string; dagFile: string; dagSha256: string; published?: PublishedProvenance };
   images: Record<string, { ref: string; id: string | null }>;
   agent?: { name: string; cliVersion: string | null; model: string };
   judge?: { enabled: boolean; model: string };
@@ -44,7 +46,8 @@ export function harnessLock(): RolloutLock['harness'] {
 }
 
 export function taskLock(task: Task): RolloutLock['task'] {
-  return { id: task.id, layout: task.layout, hash: task.hash, dagFile: task.dagFile, dagSha256: sha256(readFileSync(task.dagFile)) };
+  const published = task.layout === 'published' ? publishedProvenance(task.dir) : null;
+  return { id: task.id, layout: task.layout, hash: task.hash, dagFile: task.dagFile, dagSha256: sha256(readFileSync(task.dagFile)), ...(published ? { published } : {}) };
 }
 
 export async function imagesLock(images: Record<string, string>): Promise<RolloutLock['images']> {

@@ -1,14 +1,19 @@
 import type { Method } from '../tasks/dag-schema';
 import type { NodeStatus } from './types';
+import { pyRound } from './py-round';
 
 /** Binary chains stop at the first failure (paper §Scoring); weighted and judge chains run whole. */
 export function continuesAfterFailure(method: Method): boolean {
   return method !== 'binary';
 }
 
-/** ⌊x⌋ to one decimal, tolerant of binary floating noise (2/3·3 = 1.9999999 must stay 2.0). */
-export function floorTenth(x: number): number {
-  return Math.floor(x * 10 + 1e-9) / 10;
+/**
+ * A weighted node's score: (passed/k)·maxScore rounded to one decimal exactly as the published
+ * evaluator does (Python's round(x, 1): ties to even on the exact binary value; the paper says
+ * "rounding to one decimal place"). Computed in the same order as there: passed/k first.
+ */
+export function weightedScore(passed: number, k: number, maxScore: number): number {
+  return k > 0 ? pyRound((passed / k) * maxScore, 1) : 0;
 }
 
 export function clip(x: number, lo: number, hi: number): number {
@@ -38,7 +43,7 @@ export function scoreNode(r: ChainResult): { status: NodeStatus; score: number }
       return statusOf(all ? r.maxScore : 0);
     }
     case 'weighted':
-      return statusOf(k > 0 ? floorTenth((passed / k) * r.maxScore) : 0);
+      return statusOf(weightedScore(passed, k, r.maxScore));
     case 'llm-judge': {
       if (!r.judge || r.judge.skipped) return { status: 'SKIPPED_LLM', score: 0 };
       return statusOf(clip(r.judge.score, 0, r.maxScore));

@@ -101,6 +101,12 @@ export interface DagNode {
   /** false: no published id capture on this node's responses */
   idCapture?: boolean;
   runLast?: boolean;
+  /**
+   * Nodes this one runs after without depending on them: it reads variables they capture (the
+   * published evaluator's run-wide context; computed by the published loader). Their status does
+   * not matter; their captures are visible.
+   */
+  after?: string[];
 }
 export interface Dag {
   nodes: DagNode[];

@@ -33,7 +33,7 @@ function* placeholders(v: unknown, path: (string | number)[] = []): Generator<{ 
   }
 }
 
-function produced(type: string, inputs: Record<string, unknown>): { exported: string[]; local: string[] } {
+export function produced(type: string, inputs: Record<string, unknown>): { exported: string[]; local: string[] } {
   const p = findPrimitive(type);
   try {
     return p?.produces?.(inputs) ?? { exported: [], local: [] };
@@ -48,29 +48,32 @@ function compatName(name: string): boolean {
   return ID_LIKE.test(head) || (rest.length === 1 && ID_LIKE.test(rest[0]));
 }
 
+export interface Unresolved {
+  nodeId: string;
+  /** the placeholder name as written (`a.b`) */
+  name: string;
+  /** JSON path of the string that holds it */
+  path: string;
+  ancestors: string[];
+}
+
 /**
- * Load-time check that every `{{name}}` a step uses can be produced before it runs: by an earlier
- * step of its chain (capture, store_as, capture_stdout_as, `previous`, …), by a transitive prereq's
- * exported captures (also as `{{PREREQ_ID.name}}`), by the task variables, or by a builtin. One issue per placeholder and place,
- * naming the node and the JSON path of the string that holds it. The runtime check stays: a
- * capture that the app did not deliver still fails the step naming the variable.
+ * Every `{{name}}` a step uses that nothing can produce before it runs: an earlier step of its
+ * chain (capture, store_as, capture_stdout_as, `previous`, …), a transitive prereq's exported
+ * captures (also as `{{PREREQ_ID.name}}`), a node it runs after (`after`: the published global
+ * context, see published/context-edges.ts), the task variables, or a builtin.
  */
-export function checkPlaceholders(dag: Dag, rawNodes: readonly unknown[], o: PlaceholderCheckOptions): InputIssue[] {
-  const issues: InputIssue[] = [];
+export function unresolvedPlaceholders(dag: Dag, rawNodes: readonly unknown[], o: Omit<PlaceholderCheckOptions, 'file'>): Unresolved[] {
+  const out: Unresolved[] = [];
   const base = new Set([...o.variables, ...(o.builtins ?? BUILTIN_VARS)]);
   const indexOf = new Map<string, number>();
   rawNodes.forEach((n, i) => {
     const id = (n as { id?: unknown })?.id;
     if (typeof id === 'string' && !indexOf.has(id)) indexOf.set(id, i);
   });
-  const exportsOf = new Map<string, Set<string>>();
+  const exportsOf = nodeExports(dag);
   const httpIn = new Map<string, boolean>();
-  for (const n of dag.nodes) {
-    const ex = new Set<string>();
-    for (const s of n.chain) for (const v of produced(s.type, s.inputs).exported) ex.add(v);
-    exportsOf.set(n.id, ex);
-    httpIn.set(n.id, n.chain.some((s) => HTTP_TYPES.has(s.type.toUpperCase())));
-  }
+  for (const n of dag.nodes) httpIn.set(n.id, n.chain.some((s) => HTTP_TYPES.has(s.type.toUpperCase())));
   const order = topoOrder(dag.nodes);
   for (const n of dag.nodes) {
     const ancestors = ancestorsInOrder(n.id, dag.nodes, order);
@@ -82,6 +85,7 @@ export function checkPlaceholders(dag: Dag, rawNodes: readonly unknown[], o: Pla
       if (NAMESPACE.test(a) && exportsOf.get(a)?.size) namespaces.set(a, exportsOf.get(a)!);
       http ||= !!httpIn.get(a);
     }
+    for (const a of n.after ?? []) for (const v of exportsOf.get(a) ?? []) available.add(v);
     const i = indexOf.get(n.id);
     n.chain.forEach((step, j) => {
       const seen = new Set<string>();
@@ -93,18 +97,39 @@ export function checkPlaceholders(dag: Dag, rawNodes: readonly unknown[], o: Pla
         const where = jsonPath(ph.path, `nodes[${i ?? '?'}].primitive_chain[${j}].inputs`);
         if (seen.has(`${ph.name}@${where}`)) continue;
         seen.add(`${ph.name}@${where}`);
-        const from = ancestors.length ? `its prereqs (${ancestors.join(', ')})` : 'its prereqs (none)';
-        issues.push({
-          file: o.file,
-          path: where,
-          nodeId: n.id,
-          message: `placeholder {{${ph.name}}} is produced by no earlier step of this chain, none of ${from}, no task variable and no builtin (${[...(o.builtins ?? BUILTIN_VARS)].join(', ')})`,
-        });
+        out.push({ nodeId: n.id, name: ph.name, path: where, ancestors });
       }
       const p = produced(step.type, step.inputs);
       for (const v of [...p.exported, ...p.local]) available.add(v);
       http ||= HTTP_TYPES.has(step.type.toUpperCase());
     });
   }
-  return issues;
+  return out;
+}
+
+/** The variables each node exports to its dependents (what its steps' `produces` declare). */
+export function nodeExports(dag: Dag): Map<string, Set<string>> {
+  const exportsOf = new Map<string, Set<string>>();
+  for (const n of dag.nodes) {
+    const ex = new Set<string>();
+    for (const s of n.chain) for (const v of produced(s.type, s.inputs).exported) ex.add(v);
+    exportsOf.set(n.id, ex);
+  }
+  return exportsOf;
+}
+
+/**
+ * Load-time check that every `{{name}}` a step uses can be produced before it runs (see
+ * unresolvedPlaceholders). One issue per placeholder and place, naming the node and the JSON path
+ * of the string that holds it. The runtime check stays: a capture that the app did not deliver
+ * still fails the step naming the variable.
+ */
+export function checkPlaceholders(dag: Dag, rawNodes: readonly unknown[], o: PlaceholderCheckOptions): InputIssue[] {
+  const builtins = [...(o.builtins ?? BUILTIN_VARS)].join(', ');
+  return unresolvedPlaceholders(dag, rawNodes, o).map((u) => ({
+    file: o.file,
+    path: u.path,
+    nodeId: u.nodeId,
+    message: `placeholder {{${u.name}}} is produced by no earlier step of this chain, none of ${u.ancestors.length ? `its prereqs (${u.ancestors.join(', ')})` : 'its prereqs (none)'}, no task variable and no builtin (${builtins})`,
+  }));
 }

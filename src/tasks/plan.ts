@@ -11,6 +11,8 @@ export function planOf(task: Task): EvalPlan {
     maxScore: n.scoring.maxScore,
     category: n.scoring.category,
     subcategory: n.scoring.subcategory,
+    ...(n.after?.length ? { after: n.after } : {}),
+    ...(n.runLast ? { runLast: true } : {}),
   }));
   return {
     taskId: task.id,

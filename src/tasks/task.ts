@@ -28,6 +28,10 @@ export interface Task {
   variables: Record<string, Json>;
   /** upstream codebases the agent must not clone or download (task.yaml forbiddenSources) */
   forbiddenSources?: string[];
+  /** packages the agent must not install (published: the benchmark pack; `*` wildcards) */
+  forbiddenLibraries?: string[];
+  /** container images the agent must not pull or run (published: the benchmark pack; `*` wildcards) */
+  forbiddenImages?: string[];
   /** how the evaluator obtains each role's credentials (task.yaml `roles:`; none for published tasks) */
   roles: RolesDecl;
   /** copy id-like fields of 2xx JSON responses into chain variables (published tasks; task.yaml `compat:`) */

@@ -64,6 +64,10 @@ export interface PlanNode {
   maxScore: number;
   category: string;
   subcategory: string;
+  /** ordering-only predecessors: run after them whatever their status, and see their captures */
+  after?: string[];
+  /** run after every node without runLast has finished */
+  runLast?: boolean;
 }
 export interface EvalPlan {
   taskId: string;

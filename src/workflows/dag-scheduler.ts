@@ -40,13 +40,19 @@ export class DagScheduler {
     return out;
   }
 
-  /** Up to `limit` nodes whose prereqs all PASSED, in topological order. */
+  /**
+   * Up to `limit` nodes whose prereqs all PASSED and whose `after` nodes have finished (any
+   * status), in topological order; `runLast` nodes wait until every other node has finished.
+   */
   takeReady(limit: number): PlanNode[] {
     const out: PlanNode[] = [];
+    const othersDone = this.plan.nodes.every((n) => n.runLast || this.outcomes.has(n.id));
     for (const id of this.plan.order) {
       if (out.length >= limit) break;
       if (this.started.has(id)) continue;
       const n = this.byId.get(id)!;
+      if (n.runLast && !othersDone) continue;
+      if (!(n.after ?? []).every((a) => this.outcomes.has(a))) continue;
       if (n.prereqs.every((p) => this.outcomes.get(p)?.status === 'PASSED')) {
         this.started.add(id);
         out.push(n);
@@ -59,9 +65,13 @@ export class DagScheduler {
     this.outcomes.set(o.nodeId, o);
   }
 
-  /** Exports of every transitive prereq, merged in topological order (later wins). */
+  /**
+   * Captures of the `after` nodes (in order), then the exports of every transitive prereq merged
+   * in topological order: later wins, and a prereq's value wins over an `after` node's.
+   */
   contextFor(id: string): Record<string, Json> {
     const vars: Record<string, Json> = {};
+    for (const a of this.byId.get(id)?.after ?? []) Object.assign(vars, this.outcomes.get(a)?.exports ?? {});
     for (const a of ancestorsInOrder(id, this.plan.nodes, this.plan.order)) Object.assign(vars, this.outcomes.get(a)?.exports ?? {});
     return vars;
   }

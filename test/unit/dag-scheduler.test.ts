@@ -38,3 +38,24 @@ test('context comes only from transitive prereqs, merged in topological order', 
   s.complete(done('CREATE', 'PASSED', { id: 42 }));
   assert.deepEqual(s.contextFor('USE'), { token: 't1', id: 42 });
 });
+
+test('`after` nodes: the reader waits for them whatever their status and sees their captures; a prereq value wins', () => {
+  const reader: PlanNode = { ...pn('READ', ['BASE']), after: ['MAKE_CART'] };
+  const s = new DagScheduler(planOf([pn('BASE'), pn('MAKE_CART'), reader]));
+  assert.deepEqual(s.takeReady(10).map((n) => n.id), ['BASE', 'MAKE_CART']);
+  s.complete(done('BASE', 'PASSED', { shared: 'from-prereq' }));
+  assert.deepEqual(s.takeReady(10).map((n) => n.id), [], 'MAKE_CART has not finished');
+  s.complete(done('MAKE_CART', 'FAILED', { cart: 'c1', shared: 'from-after' }));
+  assert.deepEqual(s.takeBlocked(), [], 'an after node that failed does not skip the reader');
+  assert.deepEqual(s.takeReady(10).map((n) => n.id), ['READ']);
+  assert.deepEqual(s.contextFor('READ'), { cart: 'c1', shared: 'from-prereq' });
+});
+
+test('runLast nodes wait until every other node has finished (skipped ones included)', () => {
+  const last: PlanNode = { ...pn('CHANGE_PASSWORD'), runLast: true };
+  const s = new DagScheduler(planOf([last, pn('A'), pn('B', ['A'])]));
+  assert.deepEqual(s.takeReady(10).map((n) => n.id), ['A']);
+  s.complete(done('A', 'FAILED'));
+  s.takeBlocked();
+  assert.deepEqual(s.takeReady(10).map((n) => n.id), ['CHANGE_PASSWORD']);
+});

@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { floorTenth, scoreNode } from '../../src/scoring/node-score';
+import { scoreNode, weightedScore } from '../../src/scoring/node-score';
+import { pyRound } from '../../src/scoring/py-round';
 import { scoreTask } from '../../src/scoring/task-score';
 import { backboneOf } from '../../src/scoring/backbone';
 import type { NodeOutcome, NodeStatus } from '../../src/scoring/types';
@@ -16,15 +17,27 @@ test('binary: all primitives pass -> maxScore; one failure -> 0; short chain (st
   assert.deepEqual(scoreNode({ method: 'binary', maxScore: 5, chainLength: 3, passes: [true, true] }), { status: 'FAILED', score: 0 });
 });
 
-test('weighted: floor to one decimal of passed/k * maxScore', () => {
-  // 2/3 * 4 = 2.666… -> 2.6 (floor, not round)
-  assert.deepEqual(scoreNode({ method: 'weighted', maxScore: 4, chainLength: 3, passes: [true, false, true] }), { status: 'PASSED', score: 2.6 });
+test('weighted: passed/k * maxScore rounded to one decimal as Python round(x, 1) does', () => {
+  // 2/3 * 4 = 2.666… -> 2.7 (round, not floor)
+  assert.deepEqual(scoreNode({ method: 'weighted', maxScore: 4, chainLength: 3, passes: [true, false, true] }), { status: 'PASSED', score: 2.7 });
+  // the issue's example: 3 of 4 primitives on a 5-point node = round(3.75, 1) = 3.8 (a tie, to even)
+  assert.equal(scoreNode({ method: 'weighted', maxScore: 5, chainLength: 4, passes: [true, true, true, false] }).score, 3.8);
   // 1/3 * 3 = 0.999999… in floating point must still be 1.0
   assert.equal(scoreNode({ method: 'weighted', maxScore: 3, chainLength: 3, passes: [true, false, false] }).score, 1);
   // 1/7 * 5 = 0.714… -> 0.7
   assert.equal(scoreNode({ method: 'weighted', maxScore: 5, chainLength: 7, passes: [true, false, false, false, false, false, false] }).score, 0.7);
   assert.deepEqual(scoreNode({ method: 'weighted', maxScore: 4, chainLength: 2, passes: [false, false] }), { status: 'FAILED', score: 0 });
-  assert.equal(floorTenth(2.0999999999), 2.1);
+  assert.equal(weightedScore(1, 8, 1), 0.1, 'round(0.125, 1): an exact tie goes to even');
+});
+
+test('pyRound matches Python round(x, 1) on half-way cases (values computed with CPython 3.11)', () => {
+  const cases: [number, number][] = [
+    [0.25, 0.2], [0.35, 0.3], [0.45, 0.5], [0.15, 0.1], [0.05, 0.1], [2.675, 2.7], [3.75, 3.8], [2.25, 2.2], [1.45, 1.4],
+    [0.125, 0.1], [0.375, 0.4], [1 / 3, 0.3], [2 / 3, 0.7], [7.85, 7.8], [7.95, 8.0], [-0.25, -0.2], [-2.675, -2.7], [1e-20, 0], [5, 5], [123.45, 123.5], [0.1 + 0.2, 0.3],
+  ];
+  for (const [x, want] of cases) assert.equal(pyRound(x, 1), want, `round(${x}, 1)`);
+  assert.equal(pyRound(2.675, 2), 2.67, 'round(2.675, 2): the double is below the tie');
+  assert.equal(pyRound(0.125, 2), 0.12, 'round(0.125, 2): exact tie to even');
 });
 
 test('llm-judge: clipped to [0, maxScore]; skipped judge -> SKIPPED_LLM', () => {

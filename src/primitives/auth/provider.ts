@@ -1,38 +1,31 @@
 import { createHash } from 'node:crypto';
 import type { Json } from '../../json';
 import { show } from '../compare';
-import { HttpTransportError } from '../http';
 import { queryJsonPath } from '../jsonpath';
 import { resolveTemplates } from '../template';
-import type { ExecResult, RoleCredentials, RolesPort, StoredCookie } from '../types';
-import { absorbCookies, cookieHeader } from './cookies';
-import { formEncode, sendRaw, type RawResponse } from './http-raw';
-import type { RoleDecl, RolesDecl } from './roles-schema';
-import { LoginTokenSource } from './roles-schema';
-import type { z } from 'zod';
+import type { CredentialsRequest, ExecResult, RoleCredentials, RolesPort } from '../types';
+import { LoginRefused, performLogin, performSetupRequest, RoleError } from './login';
+import { LoginSchema, type CredentialKind, type LoginOverride, type RoleDecl, type RolesDecl } from './roles-schema';
 
-/** A role's credentials cannot be had: the message says which role, which step and why. */
-export class RoleError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'RoleError';
-  }
-}
+export { LoginRefused, RoleError } from './login';
 
 export interface RolesDeps {
   baseUrl: string;
   appService: string;
   exec(service: string, command: string, opts?: { timeoutMs?: number }): Promise<ExecResult>;
-  /** identifies the running system (e.g. the stack's project); seed results are cached under it */
+  /** identifies the running system (e.g. the stack's project); seed and setup results are cached under it */
   cacheKey: string;
+  /** why an undeclared role has no credentials (the failure message says it) */
+  undeclaredHint?: string;
 }
 
 const API_KEY_METHODS = new Set(['api_key', 'api_token', 'db_api_key', 'apikey', 'key']);
 const LOGIN_METHODS = new Set(['login', 'jwt', 'session', 'password', 'cookie', 'token', 'bearer']);
-export const P13_METHODS = [...API_KEY_METHODS, ...LOGIN_METHODS] as const;
+const BASIC_METHODS = new Set(['basic', 'basic_auth']);
+export const P13_METHODS = [...API_KEY_METHODS, ...LOGIN_METHODS, ...BASIC_METHODS] as const;
 
-/** Seed results survive across chains (one command per role per running system). */
-const seedCache = new Map<string, Promise<string>>();
+/** Seed and setup results survive across chains (one run per role per running system). */
+const onceCache = new Map<string, Promise<string>>();
 
 export const ANONYMOUS: RoleCredentials = { role: 'anonymous', kind: 'anonymous', headers: {}, cookies: [], summary: 'anonymous: no credentials' };
 
@@ -44,10 +37,10 @@ function tpl<T>(value: T, vars: Record<string, Json>, what: string): T {
   }
 }
 
-/** Which declared credential kind a P13 `method` selects. */
-export function pickKind(role: string, r: RoleDecl, method?: string): 'login' | 'api_key' | 'seed' {
+/** Which declared credential kind a P13 `method` selects (no method: the role's `default`, else the first declared). */
+export function pickKind(role: string, r: RoleDecl, method?: string): CredentialKind {
   const m = method?.toLowerCase();
-  const have = (['login', 'api_key', 'seed'] as const).filter((k) => r[k]);
+  const have = (['login', 'api_key', 'seed', 'basic'] as const).filter((k) => r[k]);
   if (m && API_KEY_METHODS.has(m)) {
     const k = have.find((x) => x === 'api_key') ?? have.find((x) => x === 'seed');
     if (!k) throw new RoleError(`role "${role}" declares ${have.join(', ')} credentials, but the step asks for method "${method}" (an API key: declare api_key or seed)`);
@@ -57,91 +50,83 @@ export function pickKind(role: string, r: RoleDecl, method?: string): 'login' | 
     if (!r.login) throw new RoleError(`role "${role}" declares ${have.join(', ')} credentials, but the step asks for method "${method}" (a login: declare login)`);
     return 'login';
   }
-  return have[0];
-}
-
-function extractLoginToken(src: z.infer<typeof LoginTokenSource>, res: RawResponse, jar: StoredCookie[]): string | undefined {
-  if (src.from === 'body') {
-    const hit = queryJsonPath(res.body, src.path)[0];
-    return typeof hit === 'string' || typeof hit === 'number' ? String(hit) : undefined;
+  if (m && BASIC_METHODS.has(m)) {
+    if (!r.basic) throw new RoleError(`role "${role}" declares ${have.join(', ')} credentials, but the step asks for method "${method}" (HTTP Basic: declare basic)`);
+    return 'basic';
   }
-  if (src.from === 'header') return res.headers[src.name.toLowerCase()];
-  return jar.find((c) => c.name === src.name)?.value;
+  return r.default ?? have[0];
 }
 
-function describeSource(src: z.infer<typeof LoginTokenSource>): string {
-  return src.from === 'body' ? `body ${src.path}` : `${src.from} ${src.name}`;
+/** Run `key`'s promise once per running system (a failure is forgotten, so a later chain retries). */
+function once(key: string, run: () => Promise<string>, fresh = false): Promise<string> {
+  let p = fresh ? undefined : onceCache.get(key);
+  if (!p) {
+    p = run();
+    onceCache.set(key, p);
+    p.catch(() => onceCache.delete(key));
+  }
+  return p;
 }
+
+const digest = (s: string) => createHash('sha256').update(s).digest('hex');
 
 export function rolesPort(decl: RolesDecl, deps: RolesDeps): RolesPort {
-  const roleVars = (role: string, r: RoleDecl, vars: Record<string, Json>) => {
+  const roleVars = (role: string, r: RoleDecl, opts: CredentialsRequest) => {
+    const vars = opts.vars;
     const local: Record<string, Json> = { ...vars };
-    if (r.username !== undefined) local.username = tpl(r.username, vars, `role ${role}: username`);
-    if (r.password !== undefined) local.password = tpl(r.password, vars, `role ${role}: password`);
+    const username = opts.credentials?.username ?? r.username;
+    const password = opts.credentials?.password ?? r.password;
+    if (username !== undefined) local.username = tpl(username, vars, `role ${role}: username`);
+    if (password !== undefined) local.password = tpl(password, vars, `role ${role}: password`);
     return local;
   };
 
-  async function login(role: string, r: RoleDecl, local: Record<string, Json>): Promise<RoleCredentials> {
-    const l = r.login!;
-    const timeoutMs = l.timeout_seconds * 1000;
-    let jar: StoredCookie[] = [];
-    const send = async (method: string, path: string, headers: Record<string, string>, body?: Buffer, contentType?: string) => {
-      const h: Record<string, string> = { Accept: 'application/json', 'User-Agent': 'saasbench-evaluator', ...headers };
-      if (contentType) h['Content-Type'] = contentType;
-      const c = cookieHeader(jar, path);
-      if (c) h.Cookie = c;
-      try {
-        const res = await sendRaw({ baseUrl: deps.baseUrl, method, path, headers: h, body, timeoutMs });
-        jar = absorbCookies(jar, res.setCookies);
-        return res;
-      } catch (e) {
-        if (e instanceof HttpTransportError) throw new RoleError(`login as ${role}: ${method} ${path}: no response: ${e.message}`);
-        throw e;
+  /** The role's declared steps, once per running system, before its first credentials. */
+  async function setup(role: string, r: RoleDecl, local: Record<string, Json>): Promise<void> {
+    for (const [i, step] of (r.setup ?? []).entries()) {
+      if ('command' in step) {
+        const command = tpl(step.command, local, `role ${role}: setup[${i}].command`);
+        const service = step.service ?? deps.appService;
+        await once(`${deps.cacheKey}|setup|${role}|${service}|${digest(command)}`, async () => {
+          const res = await deps.exec(service, command, { timeoutMs: step.timeout_seconds * 1000 });
+          if (res.timedOut) throw new RoleError(`setup for role ${role}: command timed out after ${step.timeout_seconds}s in ${service}`);
+          if (res.exitCode !== 0) throw new RoleError(`setup for role ${role}: command exited ${res.exitCode} in ${service}: ${show(res.stderr.trim().slice(-300))}`);
+          return 'ok';
+        });
+      } else {
+        const request = tpl(step.request, local, `role ${role}: setup[${i}].request`);
+        await once(`${deps.cacheKey}|setup|${role}|${digest(JSON.stringify(request))}`, () => performSetupRequest(role, request, deps.baseUrl));
       }
-    };
-    const headers = tpl(l.headers, local, `role ${role}: login.headers`);
-    const body: Record<string, Json> = tpl(l.body, local, `role ${role}: login.body`);
-    const steps: string[] = [];
-    if (l.csrf) {
-      const res = await send(l.csrf.method, l.csrf.path, {});
-      const token = extractLoginToken(l.csrf.token, res, jar);
-      steps.push(`${l.csrf.method} ${l.csrf.path} → ${res.status}`);
-      if (res.status >= 400 || token === undefined) {
-        throw new RoleError(`login as ${role}: CSRF step ${l.csrf.method} ${l.csrf.path} → ${res.status}, no token at ${describeSource(l.csrf.token)} (body ${show(res.body, 200)})`);
-      }
-      if (l.csrf.header) headers[l.csrf.header] = token;
-      if (l.csrf.body_field) body[l.csrf.body_field] = token;
     }
-    const hasBody = l.method !== 'GET';
-    const payload = !hasBody ? undefined : l.format === 'form' ? formEncode(body) : Buffer.from(JSON.stringify(body));
-    const res = await send(l.method, l.path, headers, payload, hasBody ? (l.format === 'form' ? 'application/x-www-form-urlencoded' : 'application/json') : undefined);
-    steps.push(`${l.method} ${l.path} → ${res.status}`);
-    const ok = l.expect_status ? l.expect_status.includes(res.status) : res.status >= 200 && res.status < 400;
-    if (!ok) {
-      throw new RoleError(`login as ${role}: ${l.method} ${l.path} → ${res.status}, expected ${l.expect_status ? l.expect_status.join('/') : '2xx or 3xx'} (body ${show(res.body, 200)})`);
+  }
+
+  async function login(role: string, r: RoleDecl, override: LoginOverride | undefined, send: Record<string, string> | undefined, local: Record<string, Json>): Promise<RoleCredentials> {
+    const merged = LoginSchema.safeParse({ ...(r.login ?? {}), ...(override ?? {}) });
+    if (!merged.success) throw new RoleError(`role "${role}": the login is incomplete: ${merged.error.issues.map((i) => `${i.path.join('.') || '(login)'}: ${i.message}`).join('; ')}`);
+    const l = tpl(merged.data, local, `role ${role}: login`);
+    if (l.basic) {
+      if (typeof local.username !== 'string' || typeof local.password !== 'string') throw new RoleError(`role "${role}": a login with basic: true needs a username and a password`);
+      l.headers = { ...l.headers, Authorization: `Basic ${Buffer.from(`${local.username}:${local.password}`, 'utf8').toString('base64')}` };
     }
-    let out: Record<string, string> = {};
-    if (l.token) {
-      const token = extractLoginToken(l.token, res, jar);
-      if (token === undefined || token === '') throw new RoleError(`login as ${role}: ${l.method} ${l.path} → ${res.status} but no token at ${describeSource(l.token)} (body ${show(res.body, 200)})`);
-      out = tpl(r.send?.headers ?? { Authorization: 'Bearer {{token}}' }, { ...local, token }, `role ${role}: send.headers`);
-    }
-    const cookieNames = jar.map((c) => c.name);
+    const res = await performLogin(role, l, deps.baseUrl);
+    const headers = l.token ? tpl(send ?? r.send?.headers ?? { Authorization: 'Bearer {{token}}' }, { ...local, ...res.captured, token: res.token! }, `role ${role}: send.headers`) : {};
+    const cookieNames = res.cookies.map((c) => c.name);
     return {
       role,
       kind: 'login',
-      headers: out,
-      cookies: jar,
+      headers,
+      cookies: res.cookies,
+      token: res.token,
+      response: res.response,
       username: typeof local.username === 'string' ? local.username : undefined,
-      summary: `${steps.join(', ')}${cookieNames.length ? `; cookies ${cookieNames.join(', ')}` : ''}${l.token ? `; token from ${describeSource(l.token)} sent as ${Object.keys(out).join(', ')}` : ''}`,
+      summary: `${res.steps.join(', ')}${cookieNames.length ? `; cookies ${cookieNames.join(', ')}` : ''}${l.token ? `; token from ${l.token.from} sent as ${Object.keys(headers).join(', ')}` : ''}`,
     };
   }
 
-  async function seed(role: string, r: RoleDecl, local: Record<string, Json>, forceRefresh: boolean): Promise<RoleCredentials> {
+  async function seed(role: string, r: RoleDecl, local: Record<string, Json>, forceRefresh: boolean, send?: Record<string, string>): Promise<RoleCredentials> {
     const s = r.seed!;
     const command = tpl(s.command, local, `role ${role}: seed.command`);
     const service = s.service ?? deps.appService;
-    const key = `${deps.cacheKey}|${role}|${service}|${createHash('sha256').update(command).digest('hex')}`;
     const run = async (): Promise<string> => {
       const res = await deps.exec(service, command, { timeoutMs: s.timeout_seconds * 1000 });
       if (res.timedOut) throw new RoleError(`seed for role ${role}: command timed out after ${s.timeout_seconds}s in ${service}`);
@@ -159,17 +144,16 @@ export function rolesPort(decl: RolesDecl, deps: RolesDeps): RolesPort {
       if (!token) throw new RoleError(`seed for role ${role}: no token in the command's stdout`);
       return token;
     };
-    let p = s.once && !forceRefresh ? seedCache.get(key) : undefined;
-    if (!p) {
-      p = run();
-      if (s.once) {
-        seedCache.set(key, p);
-        p.catch(() => seedCache.delete(key));
-      }
-    }
-    const token = await p;
-    const headers = tpl(r.send!.headers, { ...local, token }, `role ${role}: send.headers`);
-    return { role, kind: 'seed', headers, cookies: [], username: typeof local.username === 'string' ? local.username : undefined, summary: `seed command in ${service}; token sent as ${Object.keys(headers).join(', ')}` };
+    const token = s.once ? await once(`${deps.cacheKey}|seed|${role}|${service}|${digest(command)}`, run, forceRefresh) : await run();
+    const headers = tpl(send ?? r.send!.headers, { ...local, token }, `role ${role}: send.headers`);
+    return { role, kind: 'seed', headers, cookies: [], token, username: typeof local.username === 'string' ? local.username : undefined, summary: `seed command in ${service}; token sent as ${Object.keys(headers).join(', ')}` };
+  }
+
+  function basic(role: string, r: RoleDecl, local: Record<string, Json>): RoleCredentials {
+    if (typeof local.username !== 'string' || typeof local.password !== 'string') throw new RoleError(`role "${role}": HTTP Basic needs a username and a password (declare them, or give the step credentials)`);
+    const token = Buffer.from(`${local.username}:${local.password}`, 'utf8').toString('base64');
+    const extra = tpl(r.basic!.headers, local, `role ${role}: basic.headers`);
+    return { role, kind: 'basic', headers: { ...extra, Authorization: `Basic ${token}` }, cookies: [], token, username: local.username, summary: `HTTP Basic as ${local.username}` };
   }
 
   return {
@@ -184,24 +168,35 @@ export function rolesPort(decl: RolesDecl, deps: RolesDeps): RolesPort {
       }
     },
     async credentials(role, opts) {
-      const r = decl[role];
+      let r = decl[role];
       if (!r) {
-        if (role === 'anonymous') return ANONYMOUS;
-        throw new RoleError(`role "${role}" has no credentials declared (declared roles: ${Object.keys(decl).join(', ') || 'none'}); declare it under roles: in task.yaml — see docs/compatibility.md#auth`);
+        if (role === 'anonymous' && !opts.login) return ANONYMOUS;
+        // an inline login (P13 `login` with a path) needs no declaration
+        if (opts.login?.path) r = { login: LoginSchema.parse(opts.login) } as RoleDecl;
+        else {
+          const names = Object.keys(decl);
+          const list = names.length ? ` (declared roles: ${names.join(', ')})` : '';
+          throw new RoleError(`role "${role}" has no credentials declared${list}: ${deps.undeclaredHint ?? 'declare it under roles: in task.yaml — see docs/compatibility.md#auth'}`);
+        }
       }
       if (r.anonymous) return { ...ANONYMOUS, role };
-      const kind = pickKind(role, r, opts.method);
-      const local = roleVars(role, r, opts.vars);
-      if (kind === 'login') return login(role, r, local);
-      if (kind === 'seed') return seed(role, r, local, !!opts.forceRefresh);
+      const kind = opts.login ? 'login' : pickKind(role, r, opts.method);
+      const local = roleVars(role, r, opts);
+      await setup(role, r, local);
+      if (kind === 'login') return login(role, r, opts.login, opts.send, local);
+      if (kind === 'seed') return seed(role, r, local, !!opts.forceRefresh, opts.send);
+      if (kind === 'basic') return basic(role, r, local);
       const headers = tpl(r.api_key!.headers, local, `role ${role}: api_key.headers`);
       return { role, kind: 'api_key', headers, cookies: [], username: typeof local.username === 'string' ? local.username : undefined, summary: `API key headers ${Object.keys(headers).join(', ')}` };
     },
   };
 }
 
-/** A RolesPort for a task that declares no roles: only `anonymous` works; every other role fails clearly. */
-export function noRoles(why: string): RolesPort {
+/** A RolesPort for a task that declares no roles: `anonymous` and inline logins work; every other role fails clearly. */
+export function noRoles(why: string, baseUrl?: string): RolesPort {
+  if (baseUrl) {
+    return rolesPort({}, { baseUrl, appService: '', cacheKey: baseUrl, undeclaredHint: why, exec: async () => ({ exitCode: 1, stdout: '', stderr: 'no container in this environment', timedOut: false }) });
+  }
   return {
     declared: () => [],
     usernameOf: () => undefined,
@@ -211,3 +206,4 @@ export function noRoles(why: string): RolesPort {
     },
   };
 }
+

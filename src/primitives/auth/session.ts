@@ -1,5 +1,5 @@
 import { hasHeader } from '../http';
-import type { ChainAuth, ChainState, PrimitiveContext, RoleCredentials, StoredCookie } from '../types';
+import type { ChainAuth, ChainState, CredentialsRequest, PrimitiveContext, RoleCredentials, StoredCookie } from '../types';
 import { absorbCookies, cookieHeader, splitJoinedSetCookie } from './cookies';
 import { noRoles } from './provider';
 
@@ -21,15 +21,18 @@ function sessionOf(state: ChainState, role: string | undefined) {
   return (auth.sessions[key] ??= { headers: {}, cookies: [], kind: 'anonymous' });
 }
 
-/** Obtain a role's credentials (unless this chain already has them) and store its session. */
-export async function ensureRoleSession(ctx: PrimitiveContext, role: string, opts: { method?: string; forceRefresh?: boolean } = {}): Promise<{ creds?: RoleCredentials; reused: boolean }> {
+/**
+ * Obtain a role's credentials (unless this chain already has them) and store its session. A step
+ * that names a method, its own credentials or login fields always logs in afresh.
+ */
+export async function ensureRoleSession(ctx: PrimitiveContext, role: string, opts: Omit<CredentialsRequest, 'vars'> = {}): Promise<{ creds?: RoleCredentials; reused: boolean; token?: string }> {
   const auth = chainAuth(ctx.state);
   const existing = auth.sessions[role];
-  if (existing && !existing.failed && !opts.forceRefresh && !opts.method) return { reused: true };
-  const port = ctx.env.roles ?? noRoles('this task declares no roles (task.yaml `roles:`)');
-  const creds = await port.credentials(role, { vars: ctx.state.vars, method: opts.method, forceRefresh: opts.forceRefresh });
-  auth.sessions[role] = { headers: { ...creds.headers }, cookies: [...creds.cookies], kind: creds.kind };
-  return { creds, reused: false };
+  if (existing && !existing.failed && !opts.forceRefresh && !opts.method && !opts.credentials && !opts.login) return { reused: true, token: existing.token };
+  const port = ctx.env.roles ?? noRoles('this task declares no roles (task.yaml `roles:`)', ctx.env.baseUrl);
+  const creds = await port.credentials(role, { ...opts, vars: ctx.state.vars });
+  auth.sessions[role] = { headers: { ...creds.headers }, cookies: [...creds.cookies], kind: creds.kind, ...(creds.token !== undefined ? { token: creds.token } : {}) };
+  return { creds, reused: false, token: creds.token };
 }
 
 /** After a failed P13 the chain still acts as that role, with no credentials (never as another role). */

@@ -3,8 +3,8 @@ import type { RolesDecl } from './roles-schema';
 
 /** Why a published task has no roles, as P13 reports it. */
 export const PUBLISHED_NO_ROLES =
-  'published SaaSBench tasks declare no roles (their evaluator minted API keys through a backdoor, which saasbench does not do); ' +
-  'import the task with `saasbench tasks import <dir> --out <dir> --roles roles.yaml` and declare how each role logs in — see docs/compatibility.md#auth';
+  'published SaaSBench tasks declare no roles (their evaluator minted credentials through backdoors, which saasbench does not do); ' +
+  'the benchmark pack (benchmarks/saasbench/tasks/<id>.yaml) declares how each role logs in, or import the task with `saasbench tasks import <dir> --out <dir> --roles roles.yaml` — see docs/compatibility.md#auth';
 
 export interface ManifestExtras {
   roles: RolesDecl;

@@ -16,6 +16,7 @@ import type { SpellingUse } from './dialect/types';
 import { publishedPaths, promptSection, type PublishedPaths } from './layout';
 import { loadPackEntry, type PackEntry } from './pack';
 import { rolesUsed } from './roles-used';
+import { addPublishedContextEdges } from './context-edges';
 import { declaredTotalNotes, readScoringConfig, trajectoriesOf } from './scoring-config';
 import { parseAuthHeaders, parseTestUsers, userVariables } from './settings';
 
@@ -115,6 +116,10 @@ export function loadPublishedTask(dirArg: string, opts: { dag?: string; derivedD
   const rolesMissing = used.filter((r) => r !== 'anonymous' && !declared.includes(r));
   notes.push(`roles: ${used.length} used (${used.join(', ') || 'none'}), ${declared.length} declared, ${rolesMissing.length} missing${rolesMissing.length ? ` (${rolesMissing.join(', ')}): P13 fails naming the role until benchmarks/saasbench/tasks/${p.publishedId}.yaml declares it` : ''}`);
 
+  // the published run-wide context: readers run after the earlier nodes that capture what they read
+  const ctxEdges = addPublishedContextEdges(check.dag, norm.dag.nodes, Object.keys(variables));
+  if (ctxEdges.edges) notes.push(`published context: ${ctxEdges.nodes} node(s) read variables captured by earlier nodes that are not their prereqs; they run after those ${ctxEdges.edges} producer edge(s) (docs/compatibility.md#chain-context)`);
+
   // placeholders: published DAGs are data we do not control, so unresolvable ones are notes here
   // (the node fails at run time naming the variable); for native tasks they are errors.
   for (const i of checkPlaceholders(check.dag, norm.dag.nodes, { file: p.dagFile, variables: Object.keys(variables), publishedIdCapture: true })) {
@@ -140,6 +145,8 @@ export function loadPublishedTask(dirArg: string, opts: { dag?: string; derivedD
     roles: pack?.roles ?? {},
     publishedIdCapture: true,
     ...(forbidden?.sources.length ? { forbiddenSources: forbidden.sources } : {}),
+    ...(forbidden?.libraries.length ? { forbiddenLibraries: forbidden.libraries } : {}),
+    ...(forbidden?.images.length ? { forbiddenImages: forbidden.images } : {}),
   };
   return {
     task,

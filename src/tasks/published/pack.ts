@@ -41,13 +41,21 @@ export const PackEntrySchema = z
       .object({
         /** upstream codebases (repo slugs or URLs) the agent must not clone or download */
         sources: z.array(z.string().min(3)).default([]),
-        /** packages the agent must not install (the upstream product's own libraries) */
+        /** packages the agent must not install (the prompt's list; `*` matches any characters, e.g. docuseal*) */
         libraries: z.array(z.string().min(2)).default([]),
-        /** container images the agent must not pull or run */
+        /** container images the agent must not pull or run (`*` as above, e.g. docuseal/*) */
         images: z.array(z.string().min(2)).default([]),
       })
       .strict()
       .optional(),
+    /**
+     * placeholder names (the part before the first dot) the DAG reads that no step of it produces and
+     * this entry does not provide, each with why — e.g. values the published harness set up itself.
+     * The corpus test requires every such name to be provided or listed here.
+     */
+    unprovided: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'a placeholder name (before any dot)'), z.string().min(10)).default({}),
+    /** the published files this entry was written from (paths in ShadeCloak/SaaSbench), for review */
+    sources: z.array(z.string().min(3)).default([]),
     /** facts a reader should know (how the published evaluator logged in, deviations, …) */
     notes: z.array(z.string()).default([]),
   })
@@ -70,7 +78,8 @@ export function loadPackEntry(publishedId: string, issues: InputIssue[], dir = p
   if (!existsSync(file)) return { entry: null, file };
   let raw: unknown;
   try {
-    raw = YAML.parse(readFileSync(file, 'utf8'));
+    // merge keys (<<: *anchor) let roles that log in alike share one declaration
+    raw = YAML.parse(readFileSync(file, 'utf8'), { merge: true });
   } catch (e) {
     issues.push({ file, path: '', message: `not valid YAML: ${(e as Error).message.split('\n')[0]}` });
     return { entry: null, file };

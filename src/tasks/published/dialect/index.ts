@@ -1,5 +1,7 @@
 import type { InputIssue } from '../../../errors';
 import { normalizeNode, normalizeStepShell } from './node';
+import { judgeDialect } from './judge';
+import { P13_DIALECT } from './p13';
 import type { DialectContext, SpellingUse, StepDialect } from './types';
 import { isObject, takeNotes, type Inputs } from './util';
 import { P07Dialect } from './json-assert';
@@ -14,6 +16,8 @@ const DIALECTS: StepDialect[] = [
   P06Dialect,
   P07Dialect,
   P15Dialect,
+  P13_DIALECT,
+  judgeDialect,
 ];
 
 const byType = new Map<string, StepDialect>();

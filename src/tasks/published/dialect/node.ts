@@ -7,7 +7,15 @@ import type { DialectContext } from './types';
  * (`evidence`, `source_evidence` quote the PRD; `kb_ref(s)` name knowledge-base entries) and
  * authors' notes. They are kept on the canonical node as `notes` and shown in its record.
  */
-const DOC_NODE_KEYS = ['evidence', 'source_evidence', 'kb_ref', 'kb_refs', 'patch_note', 'header_name_any_of'];
+const DOC_MEANING: Record<string, string> = {
+  evidence: 'the PRD passage the node checks; shown in its record',
+  source_evidence: 'where in the original product the behaviour is; shown in its record',
+  kb_ref: 'the knowledge-base entry the node relies on; shown in its record',
+  kb_refs: 'the knowledge-base entries the node relies on; shown in its record',
+  patch_note: "the author's note on a fix of the node; shown in its record",
+  header_name_any_of: 'header names the author had in mind (the steps name the headers they send); shown in its record',
+};
+const DOC_NODE_KEYS = Object.keys(DOC_MEANING);
 
 /** Canonical node keys (the native dag.json node). */
 const CANONICAL_NODE_KEYS = ['id', 'description', 'prereqs', 'primitive_chain', 'scoring', 'complexity_tier', 'trajectories', 'notes', 'id_capture', 'run_last'];
@@ -54,7 +62,7 @@ export function normalizeNode(raw: Inputs, at: string, ctx: DialectContext, issu
     const want = scoring[canonical];
     const same = canonical === 'method' ? normMethod(v) === normMethod(want) : v === want;
     if (!same) issue(k, `node-level ${k} ${JSON.stringify(v)} disagrees with scoring.${canonical} ${JSON.stringify(want)}`);
-    ctx.spelling(`node ${k}`, `scoring.${canonical}`, 'a copy of the scoring value at node level (checked to agree)');
+    ctx.spelling(k, `scoring.${canonical}`, 'a copy of the scoring value at node level (checked to agree)');
   }
   if (scoring) {
     for (const [k, allowed] of Object.entries(SCORING_NOTE_VALUES)) {
@@ -76,7 +84,7 @@ export function normalizeNode(raw: Inputs, at: string, ctx: DialectContext, issu
     if (DOC_NODE_KEYS.includes(k) || isNoteKey(k)) {
       notes[k] = node[k];
       delete node[k];
-      if (DOC_NODE_KEYS.includes(k)) ctx.spelling(`node ${k}`, 'notes', 'documentation of the node (PRD quote, knowledge-base reference), shown in its record');
+      if (DOC_NODE_KEYS.includes(k)) ctx.spelling(k, 'notes', DOC_MEANING[k]);
     }
   }
   if (Object.keys(notes).length) node.notes = { ...(isObject(node.notes) ? node.notes : {}), ...notes };
@@ -99,7 +107,7 @@ export function normalizeStepShell(raw: unknown, at: string, ctx: DialectContext
     if ('type' in step && step.type !== step.primitive) issues.push({ file, path: `${at}.primitive`, nodeId, message: `"primitive" and "type" disagree (${JSON.stringify(step.primitive)} vs ${JSON.stringify(step.type)})` });
     step.type = step.type ?? step.primitive;
     delete step.primitive;
-    ctx.spelling('step primitive', 'type', 'the step\'s primitive type');
+    ctx.spelling('primitive', 'type', 'the step\'s primitive type');
   }
   const inputs = isObject(step.inputs) ? step.inputs : step.inputs === undefined ? {} : null;
   if (inputs === null) {
@@ -110,7 +118,7 @@ export function normalizeStepShell(raw: unknown, at: string, ctx: DialectContext
     if ('save_as' in inputs) issues.push({ file, path: `${at}.save_as`, nodeId, message: 'save_as is given beside and inside inputs' });
     else inputs.save_as = step.save_as;
     delete step.save_as;
-    ctx.spelling('step save_as', 'inputs.save_as', 'a capture named beside the inputs (read as the same input inside them)');
+    ctx.spelling('save_as (beside inputs)', 'inputs.save_as', 'a capture named beside the inputs (read as the same input inside them)');
   }
   const type = step.type;
   delete step.type;
