@@ -12,6 +12,9 @@ import { realtimeDialect } from './realtime';
 import { graphqlDialect } from './graphql';
 import { authFlowsDialect } from './auth-flows';
 import { isObject, takeNotes, type Inputs } from './util';
+import { P07Dialect } from './json-assert';
+import { P06Dialect } from './json-schema';
+import { P15Dialect } from './status-code';
 
 /**
  * Every published type's dialect. Adding one = one module + one line here. A type without a
@@ -19,9 +22,12 @@ import { isObject, takeNotes, type Inputs } from './util';
  */
 const DIALECTS: StepDialect[] = [
   filesDialect, // P01–P03
+  P06Dialect,
+  P07Dialect,
   dbQueryDialect, // P08
   dbSchemaDialect, // P09–P11
   execDialect, // P12
+  P15Dialect,
   P13_DIALECT,
   judgeDialect,
   browserDialect,
