@@ -57,8 +57,10 @@ export function loadPublishedTask(dirArg: string, opts: { dag?: string; derivedD
   const p = publishedPaths(dirArg, opts.dag);
   const issues: InputIssue[] = [];
   const notes: string[] = [];
+  // without the DAG there is nothing to read; without the prompt or compose file the DAG is still
+  // counted (benchmark stats) and every missing file is a problem
   for (const f of [p.dagFile, p.composeFile, p.promptFile]) if (!existsSync(f)) issues.push({ file: f, path: '', message: 'file not found' });
-  if (issues.length) return { task: null, issues, notes };
+  if (!existsSync(p.dagFile)) return { task: null, issues, notes };
   const id = p.publishedId.toLowerCase().replace(/[^a-z0-9-]/g, '-');
   const dagVariant = basename(p.dagFile);
   const others = p.dagFiles.filter((f) => f !== p.dagFile).map((f) => basename(f));
@@ -69,7 +71,7 @@ export function loadPublishedTask(dirArg: string, opts: { dag?: string; derivedD
   notes.push(pack ? `benchmark pack: ${packFile}` : `benchmark pack: no entry for ${p.publishedId} (${packFile})`);
 
   // prompt, PRD, knowledge base, evaluator settings
-  const promptText = promptSection(readFileSync(p.promptFile, 'utf8'));
+  const promptText = existsSync(p.promptFile) ? promptSection(readFileSync(p.promptFile, 'utf8')) : '';
   if (!p.prdFile) notes.push('task.md (the PRD) is not in this folder: the published benchmark distributes it separately (Hugging Face SaaSBench/SaaSBench; `saasbench benchmark pull` fetches it)');
   if (p.kbFile) {
     const kb = readJson(p.kbFile, issues);
@@ -99,7 +101,9 @@ export function loadPublishedTask(dirArg: string, opts: { dag?: string; derivedD
 
   // compose: the app service, its port, the database; a derived file without the workspace bind
   const derivedDir = opts.derivedDir ?? join(repoRoot(), '.saasbench', 'published', `${p.taskName}-${hashTree(p.dockerDir).slice(0, 12)}`);
-  const compose = derivePublishedCompose(p.composeFile, p.dockerDir, derivedDir, pack?.app?.service);
+  const compose = existsSync(p.composeFile)
+    ? derivePublishedCompose(p.composeFile, p.dockerDir, derivedDir, pack?.app?.service)
+    : { raw: {}, composeFile: p.composeFile, project: undefined, appService: pack?.app?.service ?? 'app', workspace: '/app', notes: [], issues: [] };
   notes.push(...compose.notes);
   issues.push(...compose.issues);
   const appService = compose.appService;

@@ -20,9 +20,6 @@ const DOC_NODE_KEYS = Object.keys(DOC_MEANING);
 /** Canonical node keys (the native dag.json node). */
 const CANONICAL_NODE_KEYS = ['id', 'description', 'prereqs', 'primitive_chain', 'scoring', 'complexity_tier', 'trajectories', 'notes', 'id_capture', 'run_last'];
 
-/** Scoring keys beside the canonical four: `rubricFile: "inline"` says the rubric is in the P17 step. */
-const SCORING_NOTE_VALUES: Record<string, unknown[]> = { rubricFile: ['inline'] };
-
 export interface NodeNormalization {
   node: Inputs;
   /** published step objects with their index, for the step dialects */
@@ -66,14 +63,16 @@ export function normalizeNode(raw: Inputs, at: string, ctx: DialectContext, issu
     ctx.spelling(k, `scoring.${canonical}`, 'a copy of the scoring value at node level (checked to agree)');
   }
   if (scoring) {
-    for (const [k, allowed] of Object.entries(SCORING_NOTE_VALUES)) {
-      if (!(k in scoring)) continue;
-      const v = scoring[k];
-      if (allowed.includes(v)) {
-        notes[`scoring.${k}`] = v;
-        delete scoring[k];
-        ctx.spelling(`scoring.${k}: ${JSON.stringify(v)}`, 'notes', 'the rubric is the P17 step\'s own prompt');
-      } else issue(`scoring.${k}`, `unsupported value ${JSON.stringify(v)} (known: ${allowed.map((a) => JSON.stringify(a)).join(', ')})`);
+    if ('rubricFile' in scoring) {
+      // "inline", or the rubric's source document (gavmyneb: rubrics/*.md, not published); either
+      // way the node's P17 step carries the rubric text itself, which is what the judge is given
+      const v = scoring.rubricFile;
+      const inlineRubric = Array.isArray(node.primitive_chain) && node.primitive_chain.some((st) => isObject(st) && isObject(st.inputs) && ['rubric', 'rubric_prompt', 'prompt'].some((r) => typeof (st.inputs as Inputs)[r] === 'string'));
+      if (typeof v === 'string' && inlineRubric) {
+        notes['scoring.rubricFile'] = v;
+        delete scoring.rubricFile;
+        ctx.spelling(v === 'inline' ? 'scoring.rubricFile: "inline"' : 'scoring.rubricFile: <path>', 'notes', v === 'inline' ? "the rubric is the P17 step's own prompt" : "where the rubric was written (not published); the P17 step carries the rubric text, which the judge gets");
+      } else issue('scoring.rubricFile', `${JSON.stringify(v)}: a rubric file without the rubric text in the node's P17 step (rubric, rubric_prompt or prompt)`);
     }
     for (const k of Object.keys(scoring)) if (k.startsWith('_')) {
       notes[`scoring.${k}`] = scoring[k];
