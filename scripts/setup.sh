@@ -227,6 +227,24 @@ for pkg in tasks/*/solution/package.json; do
 done
 shopt -u nullglob
 
+# ---- 6b. MongoDB-protocol test server (tests only) ---------------------------------------------
+# test/tools/ferretdb embeds FerretDB (SQLite backend) so the MongoDB integration tests talk to a
+# real MongoDB wire-protocol server; Go fetches its modules from the Go module proxy. Rebuilt when
+# its sources change; without Go those tests skip, saying so.
+FERRET_SRC=test/tools/ferretdb
+FERRET_BIN="$STATE/bin/ferretdb-test"
+if [ ! -x "$FERRET_BIN" ] || [ "$FERRET_SRC/main.go" -nt "$FERRET_BIN" ] || [ "$FERRET_SRC/go.sum" -nt "$FERRET_BIN" ]; then
+  if command -v go >/dev/null 2>&1; then
+    t=$SECONDS
+    log="$LOGS/ferretdb-test.log"
+    mkdir -p "$STATE/bin"
+    (cd "$FERRET_SRC" && go build -o "$FERRET_BIN" .) >"$log" 2>&1 || { tail_log "$log"; die "building $FERRET_BIN failed; see $log"; }
+    report_if_slow "$t" "MongoDB-protocol test server built ($FERRET_BIN)"
+  else
+    warn "go is not installed: the MongoDB integration tests will skip (they need $FERRET_BIN)"
+  fi
+fi
+
 # ---- 7. compile, then the sample task's images -----------------------------------------------
 # Both run every time (tsc is incremental; the image build skips up-to-date content-hash tags), so
 # they speak only when they fail or actually built something.
@@ -240,4 +258,20 @@ elif [ -d "$SAMPLE_TASK" ]; then
     die "building the images of $SAMPLE_TASK failed; see $log"
   fi
   if grep -q "building images" "$log"; then say "images of $SAMPLE_TASK built ($((SECONDS - t))s)"; fi
+fi
+
+# ---- 8. stand-ins for the published stacks' registry images (only with the published corpus) ---
+# The published-task tests run those stacks on a host without a registry through local stand-ins
+# (`saasbench images standins`: postgres, redis, the dev base; docs/operations.md). Content-hash
+# tagged, so this is silent once built; a failure only warns (only those tests need them).
+published="${SAASBENCH_PUBLISHED_DIR:-$ROOT/../shared/upstream}"
+if [ -d "$published" ] && [ -f dist/src/cli/main.js ] && base_image_present; then
+  t=$SECONDS
+  log="$LOGS/standins.log"
+  if ! node dist/src/cli/main.js images standins >"$log" 2>&1; then
+    tail_log "$log"
+    warn "building the stand-in images failed (see $log); the published-task tests will say which image is missing"
+  elif grep -q "building stand-in" "$log"; then
+    say "stand-in images built ($((SECONDS - t))s)"
+  fi
 fi

@@ -49,4 +49,4 @@ export class AgentConfigError extends SaasbenchError {
   readonly nonRetryable = true;
 }
 
-export const NON_RETRYABLE = ['InvalidInputError', 'TaskChangedError', 'AgentConfigError', 'AgentLostError', 'ComposeError', 'ImageMissingError'];
+export const NON_RETRYABLE = ['InvalidInputError', 'TaskChangedError', 'AgentConfigError', 'AgentLostError', 'ComposeError', 'ImageMissingError', 'ImagePreflightError', 'ImageMapError'];

@@ -5,7 +5,8 @@ import { InvalidInputError } from '../errors';
 import { rolloutLogger } from '../log';
 import { writeJson } from '../runs/files';
 import { harnessLock, imagesLock, taskLock, type RolloutLock } from '../runs/lock';
-import { buildImages, downStack, dockerHostCpus, effectiveLimits, loadCompose, stackIsolation, upStack } from '../sandbox';
+import { buildImages, downStack, dockerHostCpus, effectiveLimits, checkImageMap, imageMapFromEnv, preflightImages, stackIsolation, upStack, type ImageMap } from '../sandbox';
+import { loadTaskCompose } from '../tasks/task-compose';
 import { firewallPlan } from '../security/firewall';
 import { planOf } from '../tasks/plan';
 import { appUrlOf } from '../primitives/env-from-stack';
@@ -19,6 +20,8 @@ export interface ProvisionInput {
   workflowId: string;
   taskDir: string;
   taskId: string;
+  /** image map of the run (flags / sweep file); the worker's SAASBENCH_IMAGE_MAP is applied under it */
+  imageMap?: ImageMap;
 }
 
 /** Load and check the task, build its images and start its stack on this host. Idempotent. */
@@ -33,8 +36,11 @@ async function provisionStack(i: ProvisionInput): Promise<Provisioned> {
   if (task.id !== i.taskId) throw InvalidInputError.one(task.manifestFile, 'id', `task id is "${task.id}" but the rollout was started for "${i.taskId}"`);
   const runDir = join(config.runsDir(), i.rolloutKey);
   mkdirSync(runDir, { recursive: true });
-  const project = loadCompose(task.environment.composeFile, { envFileFallbacks: task.environment.envFileFallbacks });
-  const images = await buildImages(project, task.id, { onProgress: (line) => log.debug({ line }, 'build') });
+  const project = loadTaskCompose(task);
+  const imageMap = { ...imageMapFromEnv(), ...checkImageMap(i.imageMap ?? {}, 'rollout input imageMap') };
+  // seconds, before anything is built: an image this host cannot have fails the rollout here, once
+  await preflightImages(project, task.id, { imageMap });
+  const images = await buildImages(project, task.id, { imageMap, onProgress: (line) => log.debug({ line }, 'build') });
   const isolation = stackIsolation(task.environment.appService, task.limits);
   let stack;
   try {
@@ -76,7 +82,7 @@ async function provisionStack(i: ProvisionInput): Promise<Provisioned> {
     firewall: fw.applied ? 'on' : `off: ${fw.reason ?? 'unknown'}`,
     egressAllow: task.network?.allow ?? [],
   };
-  writeJson(join(runDir, 'lock.json'), { harness: harnessLock(), task: taskLock(task), images: await imagesLock(images), isolation: isolationLock } satisfies RolloutLock);
+  writeJson(join(runDir, 'lock.json'), { harness: harnessLock(), task: taskLock(task), images: await imagesLock(images), ...(Object.keys(imageMap).length ? { imageMap } : {}), isolation: isolationLock } satisfies RolloutLock);
   writeJson(join(runDir, 'rollout.json'), { workflowId: i.workflowId, rolloutKey: i.rolloutKey, task: { id: task.id, dir: task.dir, hash: task.hash }, host: hostId, stack, appUrl: result.appUrl, provisionedAt: new Date().toISOString() });
   log.info({ appUrl: result.appUrl, ms: result.provisionMs }, 'stack up');
   return result;

@@ -2,6 +2,7 @@ import { isAbsolute, join, resolve } from 'node:path';
 import { agentNames } from '../agents/factory';
 import { InvalidInputError, type InputIssue } from '../errors';
 import { loadAnyTask } from '../tasks/load';
+import { checkImageMap } from '../sandbox/image-map';
 import { repoRoot } from '../temporal/tools';
 import type { ResolvedTask, SweepInput } from '../workflows/sweep-contracts';
 
@@ -52,6 +53,13 @@ export function resolveSweepTasks(input: SweepInput, file = 'sweep input', base 
       maxScore: Math.round(r.task.dag.nodes.reduce((a, n) => a + n.scoring.maxScore, 0) * 1000) / 1000,
     });
   });
+  for (const [from, to] of Object.entries(input.imageMap ?? {})) {
+    try {
+      checkImageMap({ [from]: to }, 'imageMap');
+    } catch (err) {
+      issues.push({ file, path: `imageMap.${from}`, message: (err as Error).message.replace(/^imageMap: /, '') });
+    }
+  }
   const known = agentNames();
   input.agents.forEach((a, i) => {
     const name = typeof a === 'string' ? a : a.name;

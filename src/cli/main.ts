@@ -11,7 +11,9 @@ import { runRollout } from './run';
 import { validateTaskCommand } from './tasks-validate';
 import { importTaskCommand } from './tasks-import';
 import { dryRunCommand } from './tasks-dry-run';
-import { buildTaskImages } from './images';
+import { buildTaskImages, standinsCommand } from './images';
+import { tasksCheckCommand } from './tasks-check';
+import { collect } from './preflight';
 import { cleanCommand } from './clean';
 import { rescoreCommand } from './rescore';
 import { temporalTarget } from './temporal-target';
@@ -88,6 +90,8 @@ const runCmd = (name: string, description: string, defaults: { task?: string; ag
     .option('--no-worker', 'do not run an in-process worker (use workers started with `saasbench worker`)')
     .option('--json', 'print the score as JSON')
     .option('--dry-run', 'start nothing: walk the DAG, every node DRY_RUN (as `saasbench tasks dry-run`)')
+    .option('--image-map <from=to>', 'rewrite an image reference of the stack (repeatable; `repo:*` = any tag; docs/operations.md)', collect, [])
+    .option('--skip-preflight', 'do not check the stack\'s images on this host before starting (workers on other hosts still do)')
     .action((o) =>
       exitWith(
         (async () => {
@@ -109,7 +113,8 @@ program
   .option('--no-worker', 'do not run an in-process worker (use workers started with `saasbench worker`)')
   .option('--detach', 'start the sweep and return (follow it with `saasbench watch <name>`)')
   .option('--json', 'print the benchmark (leaderboard, per backbone/category/task) as JSON')
-  .action((file: string, o: { worker: boolean; detach?: boolean; json?: boolean }) => exitWith(sweepCommand(file, o)));
+  .option('--skip-preflight', 'do not check the tasks\' images on this host before starting')
+  .action((file: string, o: { worker: boolean; detach?: boolean; json?: boolean; skipPreflight?: boolean }) => exitWith(sweepCommand(file, o)));
 
 program
   .command('watch <sweep>')
@@ -142,6 +147,13 @@ tasks
   .option('--out <file>', 'also write the dry run as JSON to a file')
   .action((dir: string, o: { node?: string; json?: boolean; out?: string }) => exitWith(dryRunCommand(dir, o)));
 tasks
+  .command('check <dir>')
+  .description('can this host run the task\'s stack: each image (after .env, build args and the image map) present, buildable (from which base) or to be pulled; the compose keys in use')
+  .option('--image-map <from=to>', 'rewrite an image reference (repeatable; `repo:*` = any tag)', collect, [])
+  .option('--offline', 'do not ask a registry about absent images')
+  .option('--json', 'print the plan as JSON')
+  .action((dir: string, o: { imageMap: string[]; offline?: boolean; json?: boolean }) => exitWith(tasksCheckCommand(dir, o)));
+tasks
   .command('import <dir>')
   .description('write a native task folder (task.yaml, environment/, evaluation/) from a published SaaSBench task folder')
   .requiredOption('--out <dir>', 'the native task folder to write')
@@ -153,12 +165,17 @@ tasks
 
 registerBenchmarkCommands(program, exitWith);
 
-program
-  .command('images')
-  .description('container images of tasks')
+const images = program.command('images').description('container images of tasks');
+images
   .command('build <dir>')
   .description('build the images a task\'s stack needs (skipped when up to date)')
-  .action((dir: string) => exitWith(buildTaskImages(dir)));
+  .option('--image-map <from=to>', 'rewrite an image reference (repeatable; `repo:*` = any tag)', collect, [])
+  .action((dir: string, o: { imageMap: string[] }) => exitWith(buildTaskImages(dir, o)));
+images
+  .command('standins [names...]')
+  .description('build local stand-ins (postgres, redis, dev) for the images published stacks pull, FROM saasbench/base:bookworm; print the --image-map to use')
+  .option('--json', 'print the stand-ins and the image map as JSON')
+  .action((names: string[], o: { json?: boolean }) => exitWith(standinsCommand(names ?? [], o)));
 
 program
   .command('rescore <rollout>')

@@ -9,6 +9,7 @@ import { RolloutInputSchema, rolloutWorkflowId, type RolloutInput, type RolloutR
 import { printRolloutResult } from './print-result';
 import { temporalTarget } from './temporal-target';
 import { watchRollout } from './watch-rollout';
+import { dockerAnswers, envImageMap, imageMapFlags, preflightTask } from './preflight';
 
 export interface RunOptions {
   task: string;
@@ -22,6 +23,9 @@ export interface RunOptions {
   judge: boolean;
   worker: boolean;
   json?: boolean;
+  /** `--image-map from=to` flags */
+  imageMap?: string[];
+  skipPreflight?: boolean;
 }
 
 function stamp(): string {
@@ -33,6 +37,12 @@ export async function runRollout(o: RunOptions): Promise<number> {
   // every problem of the task and the flags before anything starts (no Temporal call, no run folder)
   const loaded = { task: loadRunnableTask(o.task) };
   checkModelFlag(o.agent, o.model);
+  const imageMap = imageMapFlags(o.imageMap);
+  // the stack's images before anything starts: seconds, not minutes into provisioning
+  if (!o.skipPreflight) {
+    if (o.worker || (await dockerAnswers())) await preflightTask(loaded.task, { ...envImageMap(), ...imageMap });
+    else process.stderr.write('no Docker on this host: the image preflight runs on the worker that provisions\n');
+  }
   const input: RolloutInput = RolloutInputSchema.parse({
     sweep: o.sweep ?? `run-${stamp()}`,
     taskDir: loaded.task.dir,
@@ -42,6 +52,7 @@ export async function runRollout(o: RunOptions): Promise<number> {
     repeat: o.repeat,
     budgetSeconds: o.budget,
     idleSeconds: o.idle,
+    ...(Object.keys(imageMap).length ? { imageMap } : {}),
     evaluation: { parallelism: o.parallelism, judge: { enabled: o.judge, model: process.env.SAASBENCH_JUDGE_MODEL ?? 'claude-sonnet-4-5-20250929' } },
   });
   const target = await temporalTarget();

@@ -10,6 +10,9 @@ import { connectClient } from '../temporal/connection';
 import { startWorker } from '../temporal/worker';
 import { SweepInputSchema, sweepWorkflowId, type SweepInput, type SweepResult } from '../workflows/sweep-contracts';
 import { temporalTarget } from './temporal-target';
+import { envImageMap, preflightTask } from './preflight';
+import { ImagePreflightError } from '../sandbox';
+import { loadRunnableTask } from '../tasks/load';
 import { followSweep, printSweepResult, sweepIdOf } from './watch';
 
 /** Parse a sweep file (.json, or YAML for anything else) into its raw object; syntax errors name the file and line. */
@@ -55,14 +58,36 @@ export function loadSweepFile(file: string): { raw: unknown; input: SweepInput }
 
 export interface SweepCommandOptions {
   worker: boolean;
+  skipPreflight?: boolean;
   detach?: boolean;
   json?: boolean;
+}
+
+/**
+ * The image preflight of every task of the sweep on this host (the in-process worker provisions
+ * here): one error listing each task's missing images, before the sweep starts.
+ */
+async function preflightSweep(input: SweepInput, file: string): Promise<void> {
+  const imageMap = { ...envImageMap(), ...(input.imageMap ?? {}) };
+  const { tasks } = resolveSweepTasks(input, file);
+  const failed: ImagePreflightError[] = [];
+  for (const t of tasks) {
+    try {
+      await preflightTask(loadRunnableTask(t.dir), imageMap);
+    } catch (err) {
+      if (err instanceof ImagePreflightError) failed.push(err);
+      else throw err;
+    }
+  }
+  if (failed.length === 1) throw failed[0];
+  if (failed.length) throw new ImagePreflightError(`${failed.map((f) => f.task).join(', ')}`, failed.flatMap((f) => f.plans.map((p) => ({ ...p, service: `${f.task}/${p.service}` }))));
 }
 
 /** `saasbench sweep <file>`: validate, start (or attach to the running sweep of that name), follow, print the leaderboard. */
 export async function sweepCommand(fileArg: string, o: SweepCommandOptions): Promise<number> {
   const file = resolve(fileArg);
   const { raw, input } = loadSweepFile(file);
+  if (o.worker && !o.detach && !o.skipPreflight) await preflightSweep(input, file);
   const workflowId = sweepWorkflowId(input.name);
   const target = await temporalTarget();
   const { client, connection } = await connectClient(target, { ensureSearchAttributes: target.external });

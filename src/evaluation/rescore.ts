@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { InvalidInputError } from '../errors';
 import type { ProcessRecord } from '../agents/snapshot';
-import { stackIsolation, buildImages, docker, downStack, exec, loadCompose, upStack, writeFiles } from '../sandbox';
+import { stackIsolation, buildImages, docker, downStack, exec, imageMapFromEnv, upStack, writeFiles } from '../sandbox';
+import { loadTaskCompose } from '../tasks/task-compose';
 import { diffLock, harnessLock, imagesLock, taskLock, type LockChange, type RolloutLock } from '../runs/lock';
 import { readJsonIfExists } from '../runs/files';
 import { loadRunnableTask } from '../tasks/load';
@@ -34,8 +35,10 @@ export async function rescore(runDir: string, log: Logger): Promise<RescoreResul
   if (!existsSync(join(runDir, 'workspace.tar.gz'))) throw InvalidInputError.one(join(runDir, 'workspace.tar.gz'), '', 'no workspace snapshot: this rollout cannot be re-scored');
 
   const task = loadRunnableTask(rollout.task.dir);
-  const project = loadCompose(task.environment.composeFile, { envFileFallbacks: task.environment.envFileFallbacks });
-  const images = await buildImages(project, task.id);
+  const project = loadTaskCompose(task);
+  // the rollout's own image map (its lock), over this host's SAASBENCH_IMAGE_MAP
+  const imageMap = { ...imageMapFromEnv(), ...oldLock.imageMap };
+  const images = await buildImages(project, task.id, { imageMap });
   const newLock: RolloutLock = { ...oldLock, harness: harnessLock(), task: taskLock(task), images: await imagesLock(images) };
   const key = `${rollout.rolloutKey}.rescore-${Date.now().toString(36)}`;
   const stack = await upStack({ rolloutKey: key, taskId: task.id, project, images, isolation: stackIsolation(task.environment.appService, task.limits) });

@@ -3,12 +3,14 @@ import { chromium, type Browser, type BrowserContext, type Page } from 'playwrig
 import { z } from 'zod';
 import { RoleError } from './auth/provider';
 import { ensureRoleSession, sessionCookies, sessionHeaders } from './auth/session';
+import { CHAIN_BROWSER, releaseOne } from './chain-resources';
 import type { PrimitiveContext } from './types';
 
 /** Debian's Chromium, driven by playwright-core; never a downloaded browser. */
 export const CHROMIUM_PATH = process.env.SAASBENCH_CHROMIUM ?? '/usr/bin/chromium';
 /** Playwright gives every launch a fresh temporary profile (it rejects --user-data-dir with launch()). */
-export const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+// fake media devices: a page that is granted camera/microphone (BROWSER_INTERACT fake_media) gets test streams, no prompt
+export const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--use-fake-device-for-media-stream'];
 
 export function launchChromium(): Promise<Browser> {
   return chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS, headless: true, timeout: 60_000 });
@@ -44,15 +46,25 @@ export async function closeSharedBrowser(): Promise<void> {
 // pages open at once in this process (a page of a modern SPA easily takes 200 MB)
 let open = 0;
 const queue: (() => void)[] = [];
-async function withPageSlot<T>(fn: () => Promise<T>): Promise<T> {
+/** Wait for a page slot; the returned function gives it back (once). */
+export async function acquirePageSlot(): Promise<() => void> {
   const max = Number(process.env.SAASBENCH_BROWSER_PAGES ?? 2);
   while (open >= max) await new Promise<void>((r) => queue.push(r));
   open++;
+  let released = false;
+  return () => {
+    if (released) return;
+    released = true;
+    open--;
+    queue.shift()?.();
+  };
+}
+async function withPageSlot<T>(fn: () => Promise<T>): Promise<T> {
+  const release = await acquirePageSlot();
   try {
     return await fn();
   } finally {
-    open--;
-    queue.shift()?.();
+    release();
   }
 }
 
@@ -93,6 +105,8 @@ export const StepSchema = z.discriminatedUnion('action', [
   z.object({ action: z.literal('key'), key: z.string().min(1).default('Escape'), selector: Sel.optional() }).strict(),
   z.object({ action: z.literal('eval_js'), script: z.string().min(1) }).strict(),
   z.object({ action: z.literal('evaluate'), script: z.string().min(1) }).strict(),
+  /** move the pointer (default: the middle of the viewport), e.g. to reveal an auto-hiding toolbar */
+  z.object({ action: z.literal('mouse_move'), x: z.number().min(0).optional(), y: z.number().min(0).optional() }).strict(),
 ]);
 export type BrowserStep = z.infer<typeof StepSchema>;
 
@@ -107,6 +121,23 @@ export const LoginAsSchema = z.union([
   z.object({ username: z.string().min(1), password: z.string().optional(), base_url: z.string().optional() }).strict(),
 ]);
 
+/**
+ * A form login in the browser before the page is opened: go to `url`, fill the first of
+ * `username_selectors` / `password_selectors` that exists, click the first of `submit_selectors`
+ * that exists, and wait for the page to settle. A field or button that is not there fails the step.
+ */
+export const FormLoginSchema = z
+  .object({
+    url: z.string().min(1),
+    username: z.string(),
+    password: z.string(),
+    username_selectors: z.array(Sel).min(1),
+    password_selectors: z.array(Sel).min(1),
+    submit_selectors: z.array(Sel).min(1),
+  })
+  .strict();
+export type FormLogin = z.infer<typeof FormLoginSchema>;
+
 export const NavigationFields = {
   url: z.string().min(1),
   wait_until: z.enum(['load', 'domcontentloaded', 'networkidle', 'commit']).default('load'),
@@ -116,6 +147,9 @@ export const NavigationFields = {
   wait_for_selector: Sel.optional(),
   steps: z.array(StepSchema).max(50).default([]),
   login_as: LoginAsSchema.optional(),
+  /** browse without the chain's session (no role cookies or headers) */
+  anonymous: z.boolean().default(false),
+  form_login: FormLoginSchema.optional(),
 };
 
 export interface NavInput {
@@ -127,6 +161,8 @@ export interface NavInput {
   wait_for_selector?: string;
   steps: BrowserStep[];
   login_as?: z.infer<typeof LoginAsSchema>;
+  anonymous?: boolean;
+  form_login?: FormLogin;
 }
 
 export interface PageVisit {
@@ -139,7 +175,7 @@ export interface PageVisit {
 }
 
 /** Which role a `login_as` means, or why none does. */
-function roleForLogin(ctx: PrimitiveContext, l: z.infer<typeof LoginAsSchema>): string {
+export function roleForLogin(ctx: PrimitiveContext, l: z.infer<typeof LoginAsSchema>): string {
   if ('role' in l) return l.role;
   const roles = ctx.env.roles;
   const match = roles?.declared().find((r) => roles.usernameOf(r, ctx.state.vars) === l.username);
@@ -165,29 +201,25 @@ export async function visit<T>(ctx: PrimitiveContext, input: NavInput, capture: 
   } catch (e) {
     return { visit: v, fatal: (e as Error).message };
   }
-  const origin = new URL(ctx.env.baseUrl).origin;
-  const cookies = sessionCookies(ctx.state, role);
-  const headers = sessionHeaders(ctx.state, role);
+  // a page BROWSER_INTERACT left open holds this chain's slot: give it back before waiting for one
+  await releaseOne(ctx.state, CHAIN_BROWSER);
   return withPageSlot(async () => {
     const browser = await (ctx.env.browser ?? sharedBrowser)();
     let context: BrowserContext | undefined;
-    const budget = input.timeout_ms * 2 + input.settle_ms + input.steps.reduce((a, s) => a + (s.action === 'wait' ? s.ms : 5000), 0) + 15_000;
+    const budget = input.timeout_ms * 2 + input.settle_ms + input.steps.reduce((a, s) => a + (s.action === 'wait' ? s.ms : 5000), 0) + (input.form_login ? input.timeout_ms + 10_000 : 0) + 15_000;
     let overran = false;
     const watchdog = setTimeout(() => {
       overran = true;
       void context?.close().catch(() => undefined);
     }, budget);
     try {
-      context = await browser.newContext({ viewport: input.viewport, ignoreHTTPSErrors: true, serviceWorkers: 'block' });
-      await context.route('**/*', (route) => {
-        const u = route.request().url();
-        if (u.startsWith(origin) || u.startsWith('data:') || u.startsWith('blob:')) return route.continue();
-        return route.abort('blockedbyclient');
-      });
-      if (cookies.length) await context.addCookies(cookies.map((c) => ({ name: c.name, value: c.value, url: `${origin}${c.path}`, ...(c.expires ? { expires: Math.floor(c.expires / 1000) } : {}) })));
-      if (Object.keys(headers).length) await context.setExtraHTTPHeaders(headers);
+      context = await openAppContext(ctx, browser, { viewport: input.viewport, role: input.anonymous ? null : role });
       const page = await context.newPage();
       page.setDefaultTimeout(Math.min(input.timeout_ms, 10_000));
+      if (input.form_login) {
+        const problem = await formLogin(page, input.form_login, ctx.env.baseUrl, input.timeout_ms);
+        if (problem) v.problems.push(problem);
+      }
       try {
         const res = await page.goto(v.url, { waitUntil: input.wait_until, timeout: input.timeout_ms });
         v.status = res?.status() ?? null;
@@ -224,7 +256,70 @@ export async function visit<T>(ctx: PrimitiveContext, input: NavInput, capture: 
   });
 }
 
-async function runStep(page: Page, s: BrowserStep, baseUrl: string, input: NavInput): Promise<void> {
+export interface AppContextOptions {
+  viewport: { width: number; height: number };
+  /** whose session the context carries: a role name, undefined = the chain's current role, null = none */
+  role?: string | null;
+  /** a cookie that receives the role's bearer/token credential (an SPA reading its token from a cookie) */
+  tokenCookie?: string;
+  /** fake camera and microphone, granted (video-conferencing pages) */
+  fakeMedia?: boolean;
+  javaScriptEnabled?: boolean;
+}
+
+/**
+ * A fresh browser context on the app: requests to any other origin are aborted; the session's
+ * cookies and headers (unless `role: null`) are installed.
+ */
+export async function openAppContext(ctx: PrimitiveContext, browser: Browser, o: AppContextOptions): Promise<BrowserContext> {
+  const origin = new URL(ctx.env.baseUrl).origin;
+  const role = o.role === null ? null : (o.role ?? ctx.state.auth?.role);
+  const cookies = role === null ? [] : sessionCookies(ctx.state, role);
+  const headers = role === null ? {} : sessionHeaders(ctx.state, role);
+  const context = await browser.newContext({ viewport: o.viewport, ignoreHTTPSErrors: true, serviceWorkers: 'block', javaScriptEnabled: o.javaScriptEnabled ?? true, ...(o.fakeMedia ? { permissions: ['camera', 'microphone'] } : {}) });
+  await context.route('**/*', (route) => {
+    const u = route.request().url();
+    if (u.startsWith(origin) || u.startsWith('data:') || u.startsWith('blob:')) return route.continue();
+    return route.abort('blockedbyclient');
+  });
+  if (cookies.length) await context.addCookies(cookies.map((c) => ({ name: c.name, value: c.value, url: `${origin}${c.path}`, ...(c.expires ? { expires: Math.floor(c.expires / 1000) } : {}) })));
+  if (Object.keys(headers).length) await context.setExtraHTTPHeaders(headers);
+  if (o.tokenCookie) {
+    const auth = Object.entries(headers).find(([k]) => k.toLowerCase() === 'authorization')?.[1];
+    const token = auth?.trim().split(/\s+/).pop();
+    if (token) await context.addCookies([{ name: o.tokenCookie, value: token, url: origin }]);
+  }
+  return context;
+}
+
+/** The form login of FormLoginSchema; returns a problem, or undefined when it was done. */
+export async function formLogin(page: Page, l: FormLogin, baseUrl: string, timeoutMs: number): Promise<string | undefined> {
+  try {
+    await page.goto(appUrl(l.url, baseUrl), { waitUntil: 'domcontentloaded', timeout: timeoutMs });
+  } catch (e) {
+    return `form login: ${l.url} did not load: ${(e as Error).message.split('\n')[0]}`;
+  }
+  const first = async (sels: string[]) => {
+    for (const s of sels) if ((await page.locator(s).count().catch(() => 0)) > 0) return page.locator(s).first();
+    return undefined;
+  };
+  const user = await first(l.username_selectors);
+  const pass = await first(l.password_selectors);
+  const submit = await first(l.submit_selectors);
+  if (!user || !pass || !submit) return `form login at ${l.url}: no ${!user ? 'username field' : !pass ? 'password field' : 'submit button'} (${(!user ? l.username_selectors : !pass ? l.password_selectors : l.submit_selectors).join(' | ')})`;
+  try {
+    await user.fill(l.username, { timeout: 5000 });
+    await pass.fill(l.password, { timeout: 5000 });
+    await submit.click({ timeout: 5000 });
+    await page.waitForLoadState('networkidle', { timeout: Math.min(timeoutMs, 10_000) }).catch(() => undefined);
+  } catch (e) {
+    return `form login at ${l.url} failed: ${(e as Error).message.split('\n')[0]}`;
+  }
+  return undefined;
+}
+
+/** Run one of StepSchema's steps on a page (also used by BROWSER_INTERACT). */
+export async function runStep(page: Page, s: BrowserStep, baseUrl: string, input: Pick<NavInput, 'timeout_ms' | 'wait_until' | 'viewport'>): Promise<void> {
   const t = Math.min(5000, input.timeout_ms);
   switch (s.action) {
     case 'goto':
@@ -255,46 +350,15 @@ async function runStep(page: Page, s: BrowserStep, baseUrl: string, input: NavIn
     case 'evaluate':
       await page.evaluate(s.script);
       return;
-  }
-}
-
-/**
- * The page's HTML without what a reader (or judge) does not need: script, style, noscript, svg,
- * template, link and iframe elements, comments, inline style and on* attributes, data: URIs;
- * whitespace collapsed.
- */
-const SANITIZE_JS = `(() => {
-  const root = document.documentElement.cloneNode(true);
-  root.querySelectorAll('script,style,noscript,svg,template,link,iframe').forEach((e) => e.remove());
-  const walker = document.createTreeWalker(root, NodeFilter.SHOW_COMMENT);
-  const comments = [];
-  while (walker.nextNode()) comments.push(walker.currentNode);
-  comments.forEach((c) => c.parentNode && c.parentNode.removeChild(c));
-  root.querySelectorAll('*').forEach((el) => {
-    for (const a of Array.from(el.attributes)) {
-      const n = a.name.toLowerCase();
-      if (n === 'style' || n.startsWith('on') || /^\\s*data:/i.test(a.value)) el.removeAttribute(a.name);
+    case 'mouse_move': {
+      const vp = page.viewportSize() ?? input.viewport;
+      await page.mouse.move(s.x ?? Math.round(vp.width / 2), s.y ?? Math.round(vp.height / 2), { steps: 5 });
+      return;
     }
-  });
-  return root.outerHTML;
-})()`;
-
-export async function sanitizedDom(page: Page): Promise<string> {
-  const html = (await page.evaluate(SANITIZE_JS)) as string;
-  return html.replace(/\s+/g, ' ').replace(/>\s+</g, '><').trim();
-}
-
-/** Wait until the page's HTML stops growing: two consecutive 500 ms polls within ±1 %, at most `maxMs`. */
-export async function waitForHydration(page: Page, maxMs: number): Promise<void> {
-  let prev = -1;
-  const deadline = Date.now() + maxMs;
-  while (Date.now() < deadline) {
-    const len = (await page.evaluate('document.documentElement.outerHTML.length').catch(() => -1)) as number;
-    if (prev > 0 && Math.abs(len - prev) <= prev * 0.01) return;
-    prev = len;
-    await page.waitForTimeout(500);
   }
 }
+
+export { sanitizedDom, waitForHydration } from './browser-dom';
 
 export function artifactsDirOf(ctx: PrimitiveContext): string {
   mkdirSync(ctx.env.artifactsDir, { recursive: true });

@@ -24,6 +24,13 @@ import { P29 } from './p29-multi-step-workflow';
 import { SCREENSHOT } from './browser-screenshot';
 import { RENDER_DOM } from './browser-render-dom';
 import { PUBLISHED_STUB } from './published-stub';
+import { BROWSER_INTERACT } from './browser-interact';
+import { DOM_ASSERT } from './dom-assert';
+import { WEBSOCKET_CHECK } from './websocket-check';
+import { GRAPHQL_QUERY } from './graphql-query';
+import { METADATA_INGEST } from './metadata-ingest';
+import { TOTP_CODE } from './totp-code';
+import { OAUTH_FLOW } from './oauth-flow';
 import { LAST_VARS_LOCAL } from './auth/request';
 import type { Json } from '../json';
 import type { Primitive } from './types';
@@ -72,11 +79,11 @@ export const CATALOGUE: Primitive[] = ([
   P05,
   P06,
   P07,
-  withProduces(P08 as unknown as Primitive, (i) => ({ exported: one(i.store_as), local: LAST_VARS })),
+  withProduces(P08 as unknown as Primitive, (i) => ({ exported: P08.produces!(i).exported, local: LAST_VARS })),
   P09,
   P10,
   P11,
-  withProduces(P12 as unknown as Primitive, (i) => ({ exported: one(i.capture_stdout_as), local: ['previous'] })),
+  P12,
   P13,
   P14,
   P15,
@@ -90,5 +97,12 @@ export const CATALOGUE: Primitive[] = ([
   P29,
   SCREENSHOT,
   RENDER_DOM,
+  BROWSER_INTERACT,
+  DOM_ASSERT,
+  WEBSOCKET_CHECK,
+  GRAPHQL_QUERY,
+  METADATA_INGEST,
+  TOTP_CODE,
+  OAUTH_FLOW,
   PUBLISHED_STUB,
 ] as Primitive[]).map(namespaced);

@@ -1,13 +1,13 @@
 import { closeHostPort, openHostPort } from '../security/firewall';
 import { mkdirSync } from 'node:fs';
 import type { Logger } from 'pino';
-import { Client } from 'pg';
 import { docker, exec, readFile } from '../sandbox';
 import { rolesPort } from './auth/provider';
 import { manifestExtras, PUBLISHED_NO_ROLES } from './auth/task-roles';
 import type { Task } from '../tasks/task';
 import type { StackRef } from '../workflows/contracts';
-import type { PrimitiveEnv, SqlResult } from './types';
+import { databasePort } from './db-drivers';
+import type { PrimitiveEnv } from './types';
 import { InfraError } from '../errors';
 import { publishedHostPorts } from './host-ports';
 
@@ -33,6 +33,7 @@ export function envFromStack(task: Task, stack: StackRef, artifactsDir: string, 
   };
   const app = container(task.environment.appService);
   const db = task.environment.database;
+  const dbs = db || task.environment.databases ? databasePort(db, task.environment.databases, (t) => ({ host: '127.0.0.1', port: servicePort(stack, t.service, t.port) })) : undefined;
   mkdirSync(artifactsDir, { recursive: true });
   const baseUrl = appUrlOf(task, stack);
   const execIn = async (service: string, command: string, opts?: { timeoutMs?: number; workdir?: string }) =>
@@ -76,6 +77,10 @@ export function envFromStack(task: Task, stack: StackRef, artifactsDir: string, 
       };
     },
     exec: execIn,
+    async containerOutput(service, tail) {
+      const buf = (await docker().getContainer(container(service)).logs({ stdout: true, stderr: true, tail, follow: false })) as unknown as Buffer;
+      return demux(buf);
+    },
     readFile: (path, maxBytes) => readFile(app, path, { maxBytes }),
     async statPath(path) {
       const r = await exec(app, ['bash', '-c', `if [ -d ${q(path)} ]; then echo dir; elif [ -e ${q(path)} ]; then echo file; fi`]);
@@ -93,20 +98,20 @@ export function envFromStack(task: Task, stack: StackRef, artifactsDir: string, 
           return t === 'd' ? `${p}/` : p;
         });
     },
-    sql: db
-      ? async (text: string): Promise<SqlResult> => {
-          const client = new Client({ host: '127.0.0.1', port: servicePort(stack, db.service, db.port), user: db.user, password: db.password, database: db.name, connectionTimeoutMillis: 10_000, statement_timeout: 60_000 });
-          await client.connect();
-          try {
-            const r = await client.query(text);
-            const last = Array.isArray(r) ? r[r.length - 1] : r;
-            return { rows: last.rows ?? [], columns: (last.fields ?? []).map((f: { name: string }) => f.name) };
-          } finally {
-            await client.end().catch(() => undefined);
-          }
-        }
-      : undefined,
+    ...(dbs ? { sql: dbs.sql, dbKind: dbs.dbKind, mongo: dbs.mongo } : {}),
   };
+}
+
+/** docker logs of a non-TTY container are frames with 8-byte headers; TTY output is plain. */
+function demux(buf: Buffer): string {
+  const parts: Buffer[] = [];
+  let i = 0;
+  while (i + 8 <= buf.length && (buf[i] === 1 || buf[i] === 2) && buf[i + 1] === 0) {
+    const len = buf.readUInt32BE(i + 4);
+    parts.push(buf.subarray(i + 8, i + 8 + len));
+    i += 8 + len;
+  }
+  return i === 0 ? buf.toString('utf8') : Buffer.concat(parts).toString('utf8');
 }
 
 const gateways = new Map<string, Promise<{ bindHost: string; urlHost: string }>>();

@@ -1,12 +1,14 @@
 import { z } from 'zod';
-import { runSql, sqlLiteral } from './sql';
-import { definePrimitive } from './types';
+import { listIndexes, listMongoIndexes, listTables, resolveName, WHERE, type IndexInfo } from './db-catalog';
+import { definePrimitive, type DbOptions } from './types';
+
+export type { IndexInfo } from './db-catalog';
 
 const IndexSpec = z.union([
   z.string().min(1).describe('an exact index name'),
   z
     .object({
-      /** key columns (or index expressions as PostgreSQL prints them), in order */
+      /** key columns (or index expressions as PostgreSQL prints them; MongoDB key fields), in order */
       columns: z.array(z.string().min(1)).min(1),
       /** the index must be UNIQUE (or a primary key) */
       unique: z.boolean().optional(),
@@ -17,38 +19,30 @@ const IndexSpec = z.union([
     .strict(),
 ]);
 
+const Regex = z.string().min(1).refine((s) => {
+  try {
+    new RegExp(s);
+    return true;
+  } catch {
+    return false;
+  }
+}, 'not a valid regular expression');
+
 export const P11Schema = z
   .object({
-    table: z.string().min(1),
+    table: z.string().min(1).optional(),
+    /** a MongoDB collection instead of a table */
+    collection: z.string().min(1).optional(),
     expected_indexes: z.array(IndexSpec).min(1).optional(),
     /** regular expressions; each must match some index's name or definition */
-    indexes: z
-      .array(
-        z.string().min(1).refine((s) => {
-          try {
-            new RegExp(s);
-            return true;
-          } catch {
-            return false;
-          }
-        }, 'not a valid regular expression'),
-      )
-      .min(1)
-      .optional(),
+    indexes: z.array(Regex).min(1).optional(),
+    database: z.string().min(1).optional(),
   })
   .strict()
+  .refine((v) => (v.table === undefined) !== (v.collection === undefined), { message: 'give table or collection (exactly one)' })
   .refine((v) => v.expected_indexes !== undefined || v.indexes !== undefined, { message: 'give expected_indexes or indexes' });
 
-export interface IndexInfo {
-  name: string;
-  unique: boolean;
-  primary: boolean;
-  definition: string;
-  /** key columns in order (INCLUDE columns excluded), unquoted, as pg_get_indexdef prints them */
-  columns: string[];
-}
-
-const norm = (c: string) => c.replace(/"/g, '').trim().toLowerCase();
+const norm = (c: string) => c.replace(/["`]/g, '').trim().toLowerCase();
 
 /** Does `ix` serve `spec`? Leading key columns in order (or exactly, with exact), unique if asked. */
 export function indexMatches(ix: IndexInfo, spec: z.infer<typeof IndexSpec>): boolean {
@@ -67,42 +61,28 @@ function describe(spec: z.infer<typeof IndexSpec>): string {
 }
 
 /**
- * P11: the table (schema public; exact name, else case-insensitive) has an index for every entry of
- * `expected_indexes` — read from the catalogue (pg_index), key columns in order — and, for
- * `indexes`, an index whose name or definition matches each regular expression.
+ * P11: the table (exact name, else case-insensitive) — or MongoDB collection — has an index for
+ * every entry of `expected_indexes`, read from the catalogue (PostgreSQL pg_index, MySQL
+ * information_schema.statistics, MongoDB listIndexes), key columns in order; and, for `indexes`,
+ * an index whose name or definition matches each regular expression.
  */
 export const P11 = definePrimitive({
   id: 'P11',
   name: 'db_index_check',
   schema: P11Schema,
   async run(input, { env }) {
-    const ran = await runSql(
-      env,
-      `SELECT t.relname AS table_name, i.relname AS index_name, ix.indisunique AS is_unique, ix.indisprimary AS is_primary,
-              pg_get_indexdef(ix.indexrelid) AS definition,
-              ARRAY(SELECT pg_get_indexdef(ix.indexrelid, k, true) FROM generate_series(1, ix.indnkeyatts) AS k ORDER BY k) AS columns
-         FROM pg_index ix
-         JOIN pg_class t ON t.oid = ix.indrelid
-         JOIN pg_class i ON i.oid = ix.indexrelid
-         JOIN pg_namespace n ON n.oid = t.relnamespace
-        WHERE n.nspname = 'public' AND lower(t.relname) = lower(${sqlLiteral(input.table)})
-        ORDER BY i.relname`,
-    );
-    if (!ran.ok) return { passed: false, message: ran.error };
-    const exists = await runSql(env, `SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'public' AND c.relkind IN ('r','p','m') AND lower(c.relname) = lower(${sqlLiteral(input.table)})`);
-    if (!exists.ok) return { passed: false, message: exists.error };
-    const tables = exists.result.rows.map((r) => String(r.relname));
-    if (tables.length === 0) return { passed: false, message: `table ${input.table} not found in schema public` };
-    const table = tables.includes(input.table) ? input.table : tables[0];
-    const indexes: IndexInfo[] = ran.result.rows
-      .filter((r) => r.table_name === table)
-      .map((r) => ({
-        name: String(r.index_name),
-        unique: r.is_unique === true,
-        primary: r.is_primary === true,
-        definition: String(r.definition),
-        columns: Array.isArray(r.columns) ? r.columns.map(String) : String(r.columns ?? '').replace(/^\{|\}$/g, '').split(',').filter(Boolean),
-      }));
+    const opts: DbOptions = { database: input.database };
+    const tables = await listTables(env, opts);
+    if (!tables.ok) return { passed: false, message: tables.error };
+    const wantedName = (input.table ?? input.collection)!;
+    if ((tables.kind === 'mongodb') !== (input.collection !== undefined)) {
+      return { passed: false, message: tables.kind === 'mongodb' ? 'the database is MongoDB: give collection, not table' : `the database is ${tables.kind}: give table, not collection` };
+    }
+    const table = resolveName(tables.value, wantedName);
+    if (!table) return { passed: false, message: `${input.collection ? 'collection' : 'table'} ${wantedName} not found in ${WHERE[tables.kind]}` };
+    const got = tables.kind === 'mongodb' ? await listMongoIndexes(env, table, opts) : await listIndexes(env, tables.kind, table, opts);
+    if (!got.ok) return { passed: false, message: got.error };
+    const indexes = got.value;
     const problems: string[] = [];
     const matched: Record<string, string> = {};
     for (const spec of input.expected_indexes ?? []) {

@@ -1,7 +1,7 @@
 import { deflateSync } from 'node:zlib';
 import { z } from 'zod';
 import { show } from './compare';
-import { PathSchema } from './p04-http-request';
+import { captureValue, PathSchema } from './p04-http-request';
 import { canvasUpload } from './p23-canvas-flow';
 import { multipartBody } from './http-body';
 import { queryJsonPath } from './jsonpath';
@@ -56,9 +56,12 @@ export const P23Schema = z
     expected_status: z.union([Status, z.array(Status).min(1)]).transform((s) => (Array.isArray(s) ? s : [s])).optional(),
     acceptable_statuses: z.array(Status).min(1).optional(),
     timeout: z.number().positive().max(600).default(30),
+    /** variables taken from the upload's answer: name → JSONPath (or paths, the first that matches) */
+    capture: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/), z.union([z.string().min(1), z.array(z.string().min(1)).min(1)])).optional(),
   })
   .strict()
   .superRefine((v, ctx) => {
+    if (v.capture && (v.upload.flow === 'canvas' || v.expect_failure)) ctx.addIssue({ code: 'custom', path: ['capture'], message: 'capture needs an upload that succeeds (not expect_failure, not the canvas flow)' });
     if (v.upload.flow === 'canvas' && (v.download || v.expect_failure || v.expected_status || v.acceptable_statuses)) ctx.addIssue({ code: 'custom', path: ['upload', 'flow'], message: 'the canvas flow decides by the confirmed file id: no download or status settings' });
     if (v.expect_failure && v.download) ctx.addIssue({ code: 'custom', path: ['download'], message: 'nothing to download when the upload must fail' });
     if (v.expect_failure) {
@@ -137,7 +140,7 @@ export const P23 = definePrimitive({
   id: 'P23',
   name: 'file_upload_download',
   schema: P23Schema,
-  produces: () => ({ exported: [], local: LAST_VARS_LOCAL }),
+  produces: (i) => ({ exported: Object.keys((i as { capture?: object }).capture ?? {}), local: LAST_VARS_LOCAL }),
   async run(input, ctx) {
     const u = input.upload;
     const bytes = fileBytes(u);
@@ -160,6 +163,11 @@ export const P23 = definePrimitive({
     const head = `upload ${name} (${bytes.length} B, ${u.content_type}) ${u.method} ${u.path} → ${res.status}`;
     const data: Record<string, unknown> = { upload: { path: u.path, status: res.status, bytes: bytes.length, file_name: name } };
     if (!ok) return { passed: false, message: `${head}, expected ${want}; body ${show(res.body, 200)}`, data };
+    for (const [name, spec] of Object.entries(input.capture ?? {})) {
+      const v = captureValue(res.body, spec);
+      if (v === undefined) return { passed: false, message: `${head}; capture ${name} failed, nothing at ${[spec].flat().join(' | ')} in ${show(res.body, 200)}`, data };
+      ctx.setVar(name, v);
+    }
     if (!input.download) return { passed: true, message: `${head}`, data };
 
     const d = input.download;

@@ -2,6 +2,7 @@ import type { Json } from '../json';
 import type { DagNode } from '../tasks/dag-schema';
 import { continuesAfterFailure, scoreNode } from '../scoring/node-score';
 import type { NodeStatus } from '../scoring/types';
+import { releaseChain } from './chain-resources';
 import { findPrimitive } from './registry';
 import { writeResponseLog } from './response-log';
 import { resolveTemplates } from './template';
@@ -60,6 +61,9 @@ export async function runNode(node: DagNode, env: PrimitiveEnv, opts: RunNodeOpt
   } catch (err) {
     const e = err as Error;
     return { status: 'ERROR', score: 0, message: `${e.name}: ${e.message}`, steps, exports: state.exports, error: { name: e.name, message: e.message, stack: e.stack } };
+  } finally {
+    // a browser page kept open by BROWSER_INTERACT for later steps of this chain
+    await releaseChain(state);
   }
   // what this chain's requests answered, for the judge of a dependent node (P17 prereq_responses)
   try {

@@ -32,6 +32,27 @@ export interface ExecResult {
 export interface SqlResult {
   rows: Record<string, unknown>[];
   columns: string[];
+  /** rows an INSERT/UPDATE/DELETE changed (statements without a result set) */
+  affectedRows?: number;
+}
+
+/** Database engines a task can declare (environment.database / databases). */
+export type DbKind = 'postgres' | 'mysql' | 'clickhouse' | 'mongodb';
+
+/** Which declared database a step talks to, and optional other credentials for it. */
+export interface DbOptions {
+  /** a name of environment.databases; undefined = the primary environment.database */
+  database?: string;
+  /** connect as another user / to another database name on the same server (port: the server's own port, checked) */
+  connection?: { user?: string; password?: string; name?: string; port?: number };
+}
+
+/** A MongoDB read (src/primitives/mongo-op.ts); documents come back as plain JSON. */
+export interface MongoResult {
+  /** documents (find, aggregate), one or none (findOne), [{count}] (countDocuments), [{value}] (distinct) */
+  rows: Record<string, unknown>[];
+  /** the operation's own result: a document or null, a count, a list */
+  value: unknown;
 }
 
 /**
@@ -47,13 +68,19 @@ export interface PrimitiveEnv {
   /** names of the stack's compose services (P12 maps a published `container` name onto one); optional */
   services?: readonly string[];
   exec(service: string, command: string, opts?: { timeoutMs?: number; workdir?: string }): Promise<ExecResult>;
+  /** the last `tail` lines a service's container wrote to stdout/stderr (docker logs); optional */
+  containerOutput?(service: string, tail: number): Promise<string>;
   /** contents of a file in the app container; null when it does not exist */
   readFile(path: string, maxBytes?: number): Promise<Buffer | null>;
   /** kind of a path in the app container */
   statPath(path: string): Promise<'file' | 'dir' | null>;
   /** every file and directory under `dir` (recursive), paths relative to `dir`, dirs suffixed with / */
   listTree(dir: string): Promise<string[] | null>;
-  sql?(text: string): Promise<SqlResult>;
+  sql?(text: string, opts?: DbOptions): Promise<SqlResult>;
+  /** the engine of a declared database (undefined argument = the primary); undefined = not declared */
+  dbKind?(database?: string): DbKind | undefined;
+  /** run a MongoDB request on a declared mongodb database */
+  mongo?(req: import('./mongo-op').MongoRequest, opts?: DbOptions): Promise<MongoResult>;
   judge?: JudgePort;
   /** directory for artifacts of this node (screenshots, raw bodies) */
   artifactsDir: string;

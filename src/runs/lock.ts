@@ -16,6 +16,8 @@ export interface RolloutLock {
   /** `published`: where a task folder written by `saasbench benchmark pull` came from (its saasbench-pull.json) */
   task: { id: string; layout: string; hash: string; dagFile: string; dagSha256: string; published?: PublishedProvenance };
   images: Record<string, { ref: string; id: string | null }>;
+  /** the image map applied (flags, sweep file, SAASBENCH_IMAGE_MAP): from → to; absent when none */
+  imageMap?: Record<string, string>;
   agent?: { name: string; cliVersion: string | null; model: string };
   judge?: { enabled: boolean; model: string };
   /** the agent's sandbox as applied (docs/security.md); informational, not part of diffLock */

@@ -71,15 +71,26 @@ export function loadCompose(file: string, opts: LoadComposeOptions = {}): Compos
   if (top.version !== undefined) warnings.push('top-level "version" is obsolete and ignored');
 
   const volumes: Record<string, Record<string, never>> = {};
-  for (const name of Object.keys(top.volumes ?? {})) {
+  for (const [name, v] of Object.entries(top.volumes ?? {})) {
     if (!/^[a-zA-Z0-9][a-zA-Z0-9_.-]*$/.test(name)) fail(['volumes', name], `"${name}" is not a valid volume name`);
+    // a fixed name would make two rollouts share the volume; every volume is the rollout's own
+    if (v?.name) warnings.push(`volumes.${name}.name "${v.name}" is ignored: volumes are named per rollout`);
     volumes[name] = {};
+  }
+  // Every network of the file is the rollout's one bridge (isolation: docs/security.md); names are
+  // kept only to check references, `name:` is ignored like a volume's.
+  const networks = new Set(['default']);
+  for (const [name, n] of Object.entries(top.networks ?? {})) {
+    if (!/^[a-zA-Z0-9][a-zA-Z0-9_.-]*$/.test(name)) fail(['networks', name], `"${name}" is not a valid network name`);
+    if (n?.name) warnings.push(`networks.${name}.name "${n.name}" is ignored: every network is the rollout's own bridge`);
+    networks.add(name);
   }
 
   const ctx: NormalizeContext = {
     dir,
     env,
     volumes: new Set(Object.keys(volumes)),
+    networks,
     envFileFallbacks: opts.envFileFallbacks ?? [],
     warnings,
     fail,
@@ -95,7 +106,7 @@ export function loadCompose(file: string, opts: LoadComposeOptions = {}): Compos
   if (Object.keys(services).length === 0) fail(['services'], 'at least one service is required');
 
   const order = startOrder(services, fail);
-  return ComposeProject.parse({ name: top.name, file: abs, dir, services, volumes, order, warnings });
+  return ComposeProject.parse({ name: top.name, file: abs, dir, services, volumes, networks: Object.keys(top.networks ?? {}), order, warnings });
 }
 
 /** `path` if it exists, else the first existing fallback name in the same directory, else null. */

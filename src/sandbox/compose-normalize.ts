@@ -22,6 +22,8 @@ export interface NormalizeContext {
   dir: string;
   env: Record<string, string | undefined>;
   volumes: Set<string>;
+  /** declared top-level networks plus `default` */
+  networks: Set<string>;
   envFileFallbacks: string[];
   warnings: string[];
   fail: (segs: readonly PathSeg[], sentence: string) => never;
@@ -29,6 +31,8 @@ export interface NormalizeContext {
 }
 
 type Raw = z.infer<typeof RawService>;
+
+const HOSTNAME = /^[a-zA-Z0-9]([a-zA-Z0-9-]{0,62})(\.[a-zA-Z0-9]([a-zA-Z0-9-]{0,62}))*$/;
 
 export function normalizeService(name: string, raw: Raw, ctx: NormalizeContext): ServiceSpec {
   const at = (...segs: PathSeg[]): PathSeg[] => ['services', name, ...segs];
@@ -75,6 +79,18 @@ export function normalizeService(name: string, raw: Raw, ctx: NormalizeContext):
   if (Array.isArray(raw.depends_on)) raw.depends_on.forEach((d) => (dependsOn[d] = 'service_started'));
   else for (const [d, v] of Object.entries(raw.depends_on ?? {})) dependsOn[d] = v?.condition ?? 'service_started';
 
+  const aliases: string[] = [];
+  const nets = raw.networks === undefined ? [] : Array.isArray(raw.networks) ? raw.networks.map((n) => [n, null] as const) : Object.entries(raw.networks);
+  nets.forEach(([net, cfg], i) => {
+    const segs = at('networks', ...(Array.isArray(raw.networks) ? [i] : [net]));
+    if (!ctx.networks.has(net)) ctx.fail(segs, `network "${net}" is not declared under the top-level "networks"`);
+    for (const [j, a] of (cfg?.aliases ?? []).entries()) {
+      if (!HOSTNAME.test(a)) ctx.fail([...segs, 'aliases', j], `"${a}" is not a valid host name`);
+      if (a !== name && !aliases.includes(a)) aliases.push(a);
+    }
+  });
+  for (const [i, e] of (raw.expose ?? []).entries()) guard(at('expose', i), () => parsePort(e));
+
   const spec: ServiceSpec = {
     name,
     image: raw.image,
@@ -106,6 +122,8 @@ export function normalizeService(name: string, raw: Raw, ctx: NormalizeContext):
     ulimits: Object.entries(raw.ulimits ?? {}).map(([n, u]) =>
       typeof u === 'number' ? { name: n, soft: u, hard: u } : { name: n, soft: u.soft, hard: u.hard },
     ),
+    aliases,
+    pullPolicy: raw.pull_policy === 'if_not_present' ? 'missing' : raw.pull_policy,
   };
   for (const [i, t] of Object.keys(spec.tmpfs).entries()) {
     if (!t.startsWith('/')) ctx.fail(at('tmpfs', i), `"${t}" must be an absolute path`);

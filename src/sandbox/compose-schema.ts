@@ -109,6 +109,32 @@ const RawDependsOn = z.union(
   { error: 'must be a list of service names or a map of service -> {condition}' },
 );
 
+/**
+ * A service's networks. Every service of a rollout joins the rollout's one bridge, so the names only
+ * matter for their aliases; fixed addresses cannot be honoured on a per-rollout network.
+ */
+const RawServiceNetworks = z.union(
+  [
+    z.array(z.string()),
+    z.record(
+      z.string(),
+      z.union([
+        z.null(),
+        strict(
+          {
+            aliases: z.array(z.string(), { error: 'must be a list of host names' }).optional(),
+            priority: z.number().optional(),
+          },
+          'a service network (one network per rollout: fixed addresses are not supported)',
+        ),
+      ]),
+    ),
+  ],
+  { error: 'must be a list of network names or a map of network -> {aliases}' },
+);
+
+export const PULL_POLICIES = ['always', 'missing', 'if_not_present', 'never', 'build'] as const;
+
 const RawUlimit = z.union([
   z.number().int(),
   strict({ soft: z.number().int(), hard: z.number().int() }, 'an ulimit'),
@@ -140,6 +166,10 @@ export const RawService = strict(
     extra_hosts: MapOrList.optional(),
     shm_size: z.union([z.string(), z.number()]).optional(),
     ulimits: z.record(z.string(), RawUlimit).optional(),
+    networks: RawServiceNetworks.optional(),
+    pull_policy: z.enum(PULL_POLICIES, { error: `must be one of ${PULL_POLICIES.join(', ')}` }).optional(),
+    /** documentation only: every port of a service is reachable on the rollout's network */
+    expose: z.array(z.union([z.string(), z.number()]), { error: 'must be a list of ports' }).optional(),
   },
   'a service',
 );
@@ -152,9 +182,42 @@ export const RawCompose = strict(
     volumes: z
       .record(
         z.string(),
-        z.union([z.null(), strict({}, 'a top-level volume (driver options are not supported)')], {
-          error: 'must be empty (named volumes take no options)',
-        }),
+        z.union(
+          [
+            z.null(),
+            strict(
+              {
+                driver: z.literal('local', { error: 'only the "local" driver is supported (volumes are created per rollout)' }).optional(),
+                name: z.string().optional(),
+                labels: MapOrList.optional(),
+              },
+              'a top-level volume (per-rollout local volumes: no driver_opts, no external volumes)',
+            ),
+          ],
+          { error: 'must be empty or {driver: local, name}' },
+        ),
+      )
+      .optional(),
+    networks: z
+      .record(
+        z.string(),
+        z.union(
+          [
+            z.null(),
+            strict(
+              {
+                driver: z
+                  .literal('bridge', { error: 'only "bridge" is supported: every network maps onto the rollout\'s own bridge (never the host\'s network)' })
+                  .optional(),
+                name: z.string().optional(),
+                internal: z.boolean().optional(),
+                labels: MapOrList.optional(),
+              },
+              'a top-level network (every network maps onto the rollout\'s own bridge: no external or host networks, no IPAM)',
+            ),
+          ],
+          { error: 'must be empty or {driver: bridge, name}' },
+        ),
       )
       .optional(),
   },
@@ -215,6 +278,10 @@ export const ServiceSpec = z.object({
   extraHosts: z.array(z.string()),
   shmSize: z.number().optional(),
   ulimits: z.array(z.object({ name: z.string(), soft: z.number(), hard: z.number() })),
+  /** extra DNS names on the rollout network (compose `networks.<n>.aliases`); the service name always resolves */
+  aliases: z.array(z.string()).default([]),
+  /** compose `pull_policy` (unset: an `image` is used when present, pulled when not, built when it has a `build`) */
+  pullPolicy: z.enum(PULL_POLICIES).optional(),
 });
 export type ServiceSpec = z.infer<typeof ServiceSpec>;
 
@@ -225,6 +292,8 @@ export const ComposeProject = z.object({
   dir: z.string(),
   services: z.record(z.string(), ServiceSpec),
   volumes: z.record(z.string(), z.object({})),
+  /** networks the file declares or uses; all of them are the rollout's one bridge */
+  networks: z.array(z.string()).default([]),
   /** Topological start order (dependencies first). */
   order: z.array(z.string()),
   /** Non-fatal findings: unset variables, ignored keys. */

@@ -78,6 +78,6 @@ export function containerCreateOptions(spec: ServiceSpec, plan: ContainerPlan): 
       // The harness owns lifecycle; a restarting container would hide failures from health waits.
       RestartPolicy: { Name: 'no' },
     },
-    NetworkingConfig: { EndpointsConfig: { [plan.network]: { Aliases: [spec.name] } } },
+    NetworkingConfig: { EndpointsConfig: { [plan.network]: { Aliases: [spec.name, ...(spec.aliases ?? [])] } } },
   };
 }

@@ -1,32 +1,21 @@
-// Image preparation: content-addressed builds for `build:` services (a tag that already exists
-// is reused), and presence checks (plus one pull attempt) for `image:` services.
+// Image primitives: presence, one pull attempt, content-addressed builds (a tag that already exists
+// is reused) with the image map applied to the Dockerfile's bases. What to do for each service of a
+// stack (use, pull or build) is decided in image-plan.ts.
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { ComposeProject, ServiceSpec } from './compose-schema';
+import type { ServiceSpec } from './compose-schema';
 import { docker } from './client';
-import { ImageMissingError, SandboxInfraError, infra, isNotFound } from './errors';
+import { SandboxInfraError, infra, isNotFound } from './errors';
 import { LABEL, imageSlug } from './naming';
 import { dockerignore, packEntries, walkDir, type DirEntry } from './tar';
+import { mapDockerfile, type MappedDockerfile } from './dockerfile';
+import type { ImageMap } from './image-map';
 
-type Progress = ((line: string) => void) | undefined;
+export type Progress = ((line: string) => void) | undefined;
 
 // Concurrent rollouts of one task ask for the same tag; build it once per process.
 const inFlight = new Map<string, Promise<void>>();
-
-export async function buildImages(
-  project: ComposeProject,
-  taskId: string,
-  opts: { onProgress?: (line: string) => void } = {},
-): Promise<Record<string, string>> {
-  const out: Record<string, string> = {};
-  // Sequential on purpose: builds are CPU-bound and the workers have few cores.
-  for (const name of project.order) {
-    const svc = project.services[name];
-    out[name] = svc.build ? await buildService(svc, taskId, opts.onProgress) : await ensureImage(name, svc.image!, opts.onProgress);
-  }
-  return out;
-}
 
 export async function imageExists(ref: string): Promise<boolean> {
   try {
@@ -38,21 +27,26 @@ export async function imageExists(ref: string): Promise<boolean> {
   }
 }
 
-async function ensureImage(service: string, ref: string, onProgress: Progress): Promise<string> {
-  if (await imageExists(ref)) return ref;
+/** One pull attempt; the error's first line when it fails (no registry, unknown image). */
+export async function tryPull(service: string, ref: string, onProgress: Progress): Promise<string | null> {
   onProgress?.(`[${service}] image ${ref} not found locally; trying docker pull once`);
   try {
     const stream = await docker().pull(ref);
     await follow(stream, onProgress, service);
   } catch (err) {
-    throw new ImageMissingError(service, ref, err instanceof Error ? firstLine(err.message) : String(err));
+    return err instanceof Error ? firstLine(err.message) : String(err);
   }
-  if (!(await imageExists(ref))) throw new ImageMissingError(service, ref, 'pull reported success but the image is absent');
-  return ref;
+  return (await imageExists(ref)) ? null : 'pull reported success but the image is absent';
 }
 
-interface BuildInput {
+export interface BuildInput {
   entries: DirEntry[];
+  /** build args after the image map */
+  args: Record<string, string>;
+  /** base images rewritten by the image map */
+  mapped: MappedDockerfile['mapped'];
+  /** the Dockerfile as built (after the image map) */
+  dockerfileText: string;
   /** Dockerfile name as the daemon should see it inside the context. */
   dockerfileName: string;
   /** Set when the Dockerfile lives outside the context and must be injected. */
@@ -60,15 +54,18 @@ interface BuildInput {
   hash: string;
 }
 
-/** The tag for a build service: content hash of context files, Dockerfile and build args. */
-export async function buildTag(svc: ServiceSpec, taskId: string): Promise<{ tag: string; input: BuildInput }> {
-  const input = await prepareBuild(svc);
+/**
+ * The tag for a build service: content hash of context files, Dockerfile and build args — after the
+ * image map rewrote the Dockerfile's bases, so a different stand-in gives a different tag.
+ */
+export async function buildTag(svc: ServiceSpec, taskId: string, imageMap?: ImageMap): Promise<{ tag: string; input: BuildInput }> {
+  const input = await prepareBuild(svc, imageMap);
   return { tag: `saasbench/${imageSlug(taskId)}-${imageSlug(svc.name)}:${input.hash.slice(0, 12)}`, input };
 }
 
-async function prepareBuild(svc: ServiceSpec): Promise<BuildInput> {
+async function prepareBuild(svc: ServiceSpec, imageMap: ImageMap | undefined): Promise<BuildInput> {
   const build = svc.build!;
-  const { context, dockerfile, args } = build;
+  const { context, dockerfile } = build;
   if (!fs.existsSync(context) || !fs.statSync(context).isDirectory()) {
     throw new SandboxInfraError(`service "${svc.name}": build context ${context} is not a directory`);
   }
@@ -90,19 +87,25 @@ async function prepareBuild(svc: ServiceSpec): Promise<BuildInput> {
     if (e.type === 'symlink') h.update(e.linkTarget ?? '');
     h.update('\0');
   }
-  const dfContent = await fs.promises.readFile(dockerfile);
-  const dockerfileName = inside ? relDockerfile : '.saasbench.Dockerfile';
+  const original = await fs.promises.readFile(dockerfile, 'utf8');
+  const m = mapDockerfile(original, build.args, imageMap);
+  const dfContent = Buffer.from(m.text);
+  // a Dockerfile rewritten by the image map is sent beside the context's own, never over it
+  const inject = !inside || m.text !== original;
+  const dockerfileName = inject ? '.saasbench.Dockerfile' : relDockerfile;
   h.update(`dockerfile\0${dockerfileName}\0`).update(dfContent);
-  h.update(`\0args\0${JSON.stringify(Object.entries(args).sort(([a], [b]) => a.localeCompare(b)))}`);
-  return { entries, dockerfileName, injectedDockerfile: inside ? undefined : dfContent, hash: h.digest('hex') };
+  h.update(`\0args\0${JSON.stringify(Object.entries(m.args).sort(([a], [b]) => a.localeCompare(b)))}`);
+  return { entries, args: m.args, mapped: m.mapped, dockerfileText: m.text, dockerfileName, injectedDockerfile: inject ? dfContent : undefined, hash: h.digest('hex') };
 }
 
-async function buildService(svc: ServiceSpec, taskId: string, onProgress: Progress): Promise<string> {
-  const { tag, input } = await buildTag(svc, taskId);
+/** Build a service's image (content-hash tag, reused when it exists). */
+export async function buildService(svc: ServiceSpec, taskId: string, onProgress: Progress, imageMap?: ImageMap, prepared?: { tag: string; input: BuildInput }): Promise<string> {
+  const { tag, input } = prepared ?? (await buildTag(svc, taskId, imageMap));
   if (await imageExists(tag)) {
     onProgress?.(`[${svc.name}] ${tag} already built`);
     return tag;
   }
+  for (const m of input.mapped) onProgress?.(`[${svc.name}] FROM ${m.from} → ${m.to} (image map, ${m.via === 'arg' ? 'build arg' : 'Dockerfile line ' + m.line})`);
   let p = inFlight.get(tag);
   if (!p) {
     p = runBuild(svc, taskId, tag, input, onProgress).finally(() => inFlight.delete(tag));
@@ -120,7 +123,7 @@ async function runBuild(svc: ServiceSpec, taskId: string, tag: string, input: Bu
     const stream = await docker().buildImage(tarStream, {
       t: tag,
       dockerfile: input.dockerfileName,
-      buildargs: svc.build!.args,
+      buildargs: input.args,
       // Host networking lets RUN steps reach package mirrors without relying on the bridge NAT.
       networkmode: 'host',
       rm: true,

@@ -10,7 +10,10 @@ export {
   ImageMissingError,
   SandboxInputError,
 } from './errors';
-export { buildImages, buildTag, imageExists } from './images';
+export { buildTag, imageExists } from './images';
+export { buildImages, planImages, preflightImages, registryProblem, ImagePreflightError, type ServiceImagePlan, type BaseStatus, type PlanOptions } from './image-plan';
+export { parseImageMap, checkImageMap, imageMapFromEnv, mapImage, canonicalRef, isImageRef, imageMapFlags, ImageMapError, type ImageMap } from './image-map';
+export { baseImages, mapDockerfile, type BaseImage } from './dockerfile';
 export { upStack, type UpStackOptions } from './stack-up';
 export { StackHandle, findStack, downStack, listLabelledRollouts, reapStacks } from './stack-state';
 export { exec, execDetached, shQuote, ExecResult, type ExecOptions, type ExecDetachedOptions } from './exec';

@@ -1,6 +1,7 @@
 import { dirname } from 'node:path';
 import type { InputIssue } from '../errors';
-import { ComposeError, isolationPolicyIssues, loadCompose, type ComposeProject } from '../sandbox';
+import { ComposeError, isolationPolicyIssues, type ComposeProject } from '../sandbox';
+import { loadTaskCompose } from './task-compose';
 import type { Task } from './task';
 
 /**
@@ -16,7 +17,7 @@ export function environmentIssues(task: Task): InputIssue[] {
   const file = task.environment.composeFile;
   let project: ComposeProject;
   try {
-    project = loadCompose(file, { envFileFallbacks: task.environment.envFileFallbacks });
+    project = loadTaskCompose(task);
   } catch (err) {
     if (err instanceof ComposeError) return [{ file: err.file, path: err.path, message: err.sentence }];
     return [{ file, path: '', message: (err as Error).message }];

@@ -1,4 +1,4 @@
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync, appendFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import YAML from 'yaml';
 import type { InputIssue } from '../errors';
@@ -6,6 +6,7 @@ import { jsonPath } from '../json';
 import { RolesSchema, type RolesDecl } from '../primitives/auth/roles-schema';
 import { loadNativeTask } from './load-native';
 import { loadPublishedTask, rewritePublishedCompose, type PublishedLoadResult } from './published';
+import { modelRunDotenv, useModelDockerfile } from './published/compose';
 import type { Task } from './task';
 
 export interface ImportOptions {
@@ -111,7 +112,7 @@ export function importPublishedTask(src: string, o: ImportOptions): ImportResult
   copyTree(p.dockerDir, env, (rel) => rel === 'workspace' || rel.startsWith('workspace/') || rel === 'docker-compose.yml', written);
   const rawCompose = YAML.parse(readFileSync(p.composeFile, 'utf8'));
   const { doc, notes: composeNotes } = rewritePublishedCompose(rawCompose, p.dockerDir, p.appService, p.workspace, false);
-  notes.push(...composeNotes);
+  notes.push(...composeNotes, ...useModelDockerfile(doc, p.dockerDir, p.appService, true));
   writeFileSync(join(env, 'docker-compose.yml'), `# imported by saasbench from ${p.composeFile}\n${YAML.stringify(doc)}`);
   written.push(join(env, 'docker-compose.yml'));
   if (!existsSync(join(env, '.env')) && existsSync(join(env, '.env.example'))) {
@@ -119,6 +120,10 @@ export function importPublishedTask(src: string, o: ImportOptions): ImportResult
     written.push(join(env, '.env'));
     notes.push('environment/.env created from .env.example (the published compose file requires .env)');
   }
+  // the published loader interpolates with these (a model run); an imported task has only its .env
+  appendFileSync(join(env, '.env'), modelRunDotenv());
+  if (!written.includes(join(env, '.env'))) written.push(join(env, '.env'));
+  notes.push('environment/.env: IMAGE_TAG=model and APP_CMD="sleep infinity" appended (a model run)');
 
   // evaluation: the chosen DAG and the scoring config (metadata)
   mkdirSync(join(out, 'evaluation'), { recursive: true });
@@ -157,6 +162,7 @@ export function importPublishedTask(src: string, o: ImportOptions): ImportResult
       workspace: t.environment.workspace,
       appPort: t.environment.appPort,
       ...(t.environment.database ? { database: t.environment.database } : {}),
+      ...(t.environment.databases ? { databases: t.environment.databases } : {}),
     },
     evaluation: { dag: 'evaluation/dag.json' },
     variables: t.variables,

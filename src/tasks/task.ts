@@ -19,8 +19,12 @@ export interface Task {
     workspace: string;
     appPort: number;
     database?: DatabaseTarget;
+    /** further databases by name (P08–P11 `database: <name>`) */
+    databases?: Record<string, DatabaseTarget>;
     /** env files to try when a compose `env_file` is missing (published tasks ship only .env.example) */
     envFileFallbacks?: string[];
+    /** interpolation variables over `.env` and the shell (published tasks: IMAGE_TAG=model, APP_CMD) */
+    composeEnv?: Record<string, string>;
   };
   dagFile: string;
   dag: Dag;

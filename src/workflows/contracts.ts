@@ -35,6 +35,8 @@ export const RolloutInputSchema = z
       })
       .strict()
       .default({ transientRetries: 1, backoffSeconds: 60, onLostProcess: 'resume' }),
+    /** image references rewritten for this rollout (`--image-map from=to`; docs/operations.md) */
+    imageMap: z.record(z.string(), z.string()).optional(),
     evaluation: z
       .object({
         parallelism: z.number().int().min(1).max(64).default(4),

@@ -83,7 +83,7 @@ export async function rolloutWorkflow(raw: RolloutInput): Promise<RolloutResult>
   };
 
   enter('provisioning');
-  const prov: Provisioned = await onShared(input).provision({ rolloutKey, workflowId, taskDir: input.taskDir, taskId: input.taskId });
+  const prov: Provisioned = await onShared(input).provision({ rolloutKey, workflowId, taskDir: input.taskDir, taskId: input.taskId, ...(input.imageMap ? { imageMap: input.imageMap } : {}) });
   Object.assign(progress, { nodesTotal: prov.plan.nodes.length, runDir: prov.runDir, host: prov.host });
   const host = onHost(prov.hostQueue, input);
   const ref: RolloutRef = { rolloutKey, workflowId, taskDir: input.taskDir, taskHash: prov.plan.taskHash, runDir: prov.runDir, stack: prov.stack };

@@ -57,6 +57,8 @@ export const SweepInputSchema = z
       .strict()
       .default({ agentSeconds: 10_800, idleSeconds: 1_800, heartbeatSeconds: 30 }),
     agentRetry: rolloutShape.agentRetry,
+    /** image references rewritten in every rollout (from → to, like `--image-map`; docs/operations.md) */
+    imageMap: rolloutShape.imageMap,
     /** judge settings and DAG-node parallelism of every rollout */
     evaluation: rolloutShape.evaluation,
     taxonomy: TaxonomyThresholdsSchema.default({ weak: 50, strong: 80 }),

@@ -36,6 +36,7 @@ export function rolloutInputFor(input: SweepInput, item: SweepItem): RolloutInpu
     heartbeatSeconds: input.budgets.heartbeatSeconds,
     agentRetry: input.agentRetry,
     evaluation: input.evaluation,
+    ...(input.imageMap ? { imageMap: input.imageMap } : {}),
   });
 }
 

@@ -49,6 +49,7 @@ before(async () => {
         items.set(id, { id, name: b.name });
         return send(res, 201, { pk: id, id, supplier: b.supplier });
       }
+      if (p === '/imports' && req.method === 'POST') return send(res, 201, { pk: 9, data_file: 'x.csv' });
       if (p === '/go') return send(res, 302, undefined, { Location: '/landing?from=go', 'Set-Cookie': 'hop=1; Path=/' });
       if (p === '/away') return send(res, 302, undefined, { Location: 'http://evil.example/steal' });
       if (p === '/landing') return send(res, 200, { landed: true, hop: cookie.includes('hop=1'), method: req.method });
@@ -236,6 +237,18 @@ describe('P05, P14, P16, P23 canonical additions', () => {
     const r = await runPrimitive(P('P23'), { upload: { path: '/echo', file_name: 'x.bin', content_type: 'application/octet-stream', file_content_b64: Buffer.from('abc').toString('base64') }, expected_status: [200] }, ctx);
     assert.equal(r.passed, true, r.message);
     assert.match(seen[seen.length - 1].body.toString('utf8'), /filename="x.bin"[\s\S]*\r\n\r\nabc\r\n/);
+  });
+
+  test('P23 capture: the created id is kept; nothing at the path fails the step', async () => {
+    const ctx = makeCtx(env());
+    const up = { path: '/imports', file_name: 'd.csv', content_type: 'text/csv', file_content: 'name\nA\n' };
+    const ok = await runPrimitive(P('P23'), { upload: up, capture: { sid: ['$.pk', '$.id'] } }, ctx);
+    assert.equal(ok.passed, true, ok.message);
+    assert.equal(ctx.state.vars.sid, 9);
+    const bad = await runPrimitive(P('P23'), { upload: { ...up, path: '/echo' }, capture: { sid2: '$.pk' } }, ctx);
+    assert.equal(bad.passed, false);
+    assert.match(bad.message, /capture sid2 failed, nothing at \$\.pk/);
+    assert.equal(ctx.state.vars.sid2, undefined);
   });
 });
 

@@ -112,9 +112,9 @@ describe('P08 db_query', () => {
     assert.equal(ok.passed, true, ok.message);
     const bad = await run(P08, { sql, assertions: [{ field: 'trust_level', operator: 'lte', expected: -1 }, { field: 'email', operator: 'exists' }, { field: 'nope', operator: 'exists' }] });
     assert.equal(bad.passed, false);
-    assert.match(bad.message, /trust_level = 0, expected <= -1/);
-    assert.match(bad.message, /email is NULL/);
-    assert.match(bad.message, /nope: no such column/);
+    assert.match(bad.message, /trust_level lte -1: row 1 has 0/);
+    assert.match(bad.message, /email exists: row 1 has null/);
+    assert.match(bad.message, /no column nope/);
   });
   test('schema: unknown assertion operator, bad string form, unknown key', () => {
     assert.deepEqual(schemaIssues(P08, { sql: 'SELECT 1', assertions: [{ field: 'a', operator: 'matches', expected: 1 }] })[0].path, ['assertions', 0, 'operator']);
@@ -178,7 +178,7 @@ describe('P10 db_column_check', () => {
     assert.equal((await run(P10, { table: 'users', columns: [{ name: 'email', type: 'character varying' }, { name: 'meta', type: 'JSONB' }, { name: 'id', type: 'bigint' }, { name: 'created_at', type: 'timestamp' }, { name: 'admin' }] })).passed, true);
     const wrong = await run(P10, { table: 'users', columns: [{ name: 'trust_level', type: 'text' }] });
     assert.equal(wrong.passed, false);
-    assert.match(wrong.message, /trust_level is integer, expected text/);
+    assert.match(wrong.message, /trust_level is integer \(int4\), expected text/);
   });
   test('table name case-insensitive; missing table fails; quotes are escaped', async () => {
     assert.equal((await run(P10, { table: 'posts', expected_columns: ['TITLE'] })).passed, true);

@@ -40,18 +40,18 @@ test('oracle rollout on a real dev server and real containers: statuses, scores,
     AFTER_FAIL: 'SKIPPED_DEPENDENCY',
     CODE_QUALITY: 'SKIPPED_LLM',
   });
-  assert.equal(r.outcomes.find((o) => o.nodeId === 'WEIGHTED_MIX')!.score, 2.6);
-  // (2 + 3 + 1 + 2.6 + 1 + 0 + 0) / (2 + 3 + 1 + 4 + 1 + 2 + 5) = 9.6 / 18 = 53.3; the judge's 3 points are dropped
+  assert.equal(r.outcomes.find((o) => o.nodeId === 'WEIGHTED_MIX')!.score, 2.7, 'round(2/3 · 4, 1) as the published evaluator');
+  // (2 + 3 + 1 + 2.7 + 1 + 0 + 0) / (2 + 3 + 1 + 4 + 1 + 2 + 5) = 9.7 / 18 = 53.9; the judge's 3 points are dropped
   assert.equal(r.score.overall.score, 9.6);
   assert.equal(r.score.overall.maxScore, 18);
-  assert.equal(r.score.overall.pct, 53.3);
+  assert.equal(r.score.overall.pct, 53.9);
   assert.equal(r.score.judgeDroppedMaxScore, 3);
   assert.equal(r.score.byTrajectory.happy_path.pct, 100);
   assert.equal(r.agentRun.exitReason, 'completed');
   assert.equal(r.host, 'itest');
 
   const report = JSON.parse(readFileSync(join(r.runDir, 'report.json'), 'utf8'));
-  assert.equal(report.overall.pct, 53.3);
+  assert.equal(report.overall.pct, 53.9);
   assert.equal(report.judgeDroppedMaxScore, 3);
   const nodes = JSON.parse(readFileSync(join(r.runDir, 'node_results.json'), 'utf8')) as { nodeId: string; steps: { inputs: { path?: string } }[] }[];
   const byCaptured = nodes.find((n) => n.nodeId === 'ITEM_BY_CAPTURED_ID')!;
@@ -79,8 +79,8 @@ test('two rollouts of the same task run side by side on separate stacks', async 
   const a = rolloutInput(TINY, 'oracle', { repeat: 1 });
   const b = { ...a, repeat: 2 };
   const [ra, rb] = await Promise.all([runRolloutWorkflow(env, a), runRolloutWorkflow(env, b)]);
-  assert.equal(ra.score.overall.pct, 53.3);
-  assert.equal(rb.score.overall.pct, 53.3);
+  assert.equal(ra.score.overall.pct, 53.9);
+  assert.equal(rb.score.overall.pct, 53.9);
   assert.notEqual(ra.runDir, rb.runDir);
 });
 

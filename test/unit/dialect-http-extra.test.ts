@@ -80,6 +80,26 @@ describe('hhrdixum, uybznoms, orghjavi', () => {
     assert.deepEqual([r.step.inputs.upload.extra_fields, r.step.inputs.upload.file_content_b64], [{ model_type: 'part' }, 'bmFtZQ==']);
   });
 
+  test('hhrdixum (smoke DAG): save_response_id_as / save_response_field_as captures, P14 expected_statuses, P23 save_response_id_as', () => {
+    let r = one('hhrdixum', 'P04', { method: 'POST', path: '/api/user/tokens/', body: { name: 'x' }, save_response_id_as: 'tok_pk', save_response_field_as: { field: 'token', var: 'tok' } });
+    assert.deepEqual(r.issues, []);
+    assert.deepEqual(r.step.inputs.capture, { tok_pk: ['$.pk', '$.id', '$.ID', '$.key', '$[0].pk', '$[0].id', '$[0].ID', '$[0].key'], tok: ['$.token', '$[0].token'] });
+    r = one('hhrdixum', 'P04', { method: 'GET', path: '/api/part/', save_response_field_as: { part_name: 'name', part_ipn: 'IPN' } });
+    assert.deepEqual(r.step.inputs.capture, { part_name: ['$.name', '$[0].name'], part_ipn: ['$.IPN', '$[0].IPN'] });
+    r = one('hhrdixum', 'P04', { method: 'GET', path: '/x', save_response_field_as: 'name' });
+    assert.ok(r.issues.some((m) => m.includes('save_response_field_as')), r.issues.join('\n'));
+    r = one('hhrdixum', 'P14', { action: 'POST /api/report/template/', expected_result: 'denied', expected_status: 400, expected_statuses: [400, 401, 403] });
+    assert.deepEqual(r.issues, []);
+    assert.deepEqual(r.step.inputs.acceptable_statuses, [403, 404, 400, 401]);
+    r = one('hhrdixum', 'P14', { action: 'GET /api/part/', expected_result: 'allowed', expected_statuses: [304] });
+    assert.deepEqual(r.step.inputs.acceptable_statuses, [200, 201, 202, 203, 204, 205, 206, 304]);
+    r = one('hhrdixum', 'P23', { upload: { path: '/api/importer/session/', file_content: 'base64:bmFtZQ==', file_name: 'd.csv', content_type: 'text/csv' }, save_response_id_as: 'sid' });
+    assert.deepEqual(r.issues, []);
+    assert.deepEqual(r.step.inputs.capture, { sid: ['$.pk', '$.id', '$.ID'] });
+    r = one('hhrdixum', 'P23', { upload: { path: '/u', file_content: 'x' }, expect_failure: true, save_response_id_as: 'sid' });
+    assert.ok(r.issues.some((m) => m.includes('capture needs an upload that succeeds')), r.issues.join('\n'));
+  });
+
   test('uybznoms send_token_cookie; orghjavi session modes are the session roles', () => {
     let r = one('uybznoms', 'P04', { method: 'POST', path: '/api/users/refresh-token', send_token_cookie: true });
     assert.deepEqual(r.issues, []);

@@ -1,3 +1,4 @@
+import { modelRunDotenv } from '../../src/tasks/published/compose';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -198,7 +199,9 @@ describe('published layout: variants', () => {
     assert.equal(extras.publishedIdCapture, true);
     const project = loadCompose(join(out, 'environment', 'docker-compose.yml'), { processEnv: {} });
     assert.equal(project.services.app.mounts[0].type, 'volume');
-    assert.equal(readFileSync(join(out, 'environment', '.env'), 'utf8'), 'IMAGE_TAG=model\nPORT=8099\n');
+    // .env.example, then the model-run variables the published loader interpolates with
+    assert.equal(readFileSync(join(out, 'environment', '.env'), 'utf8'), `IMAGE_TAG=model\nPORT=8099\n${modelRunDotenv()}`);
+    assert.match(modelRunDotenv(), /\nIMAGE_TAG="model"\nAPP_CMD="sleep infinity"\n$/);
     assert.equal(readFileSync(join(out, 'prompt.md'), 'utf8').trim(), 'Build the demo. The application MUST listen on port `8099`.\n- Admin: username=`p_admin`, email=`a@x.test`, password=`NotThis1`');
     // a second import into the same folder needs --force
     assert.equal(importPublishedTask(dir, { out }).ok, false);

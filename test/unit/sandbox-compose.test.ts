@@ -4,6 +4,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { loadCompose, ComposeError } from '../../src/sandbox';
+import { containerCreateOptions } from '../../src/sandbox/container-config';
 import { corpusOpt, publishedTask } from '../helpers/published';
 
 const repoRoot = path.resolve(__dirname, '..', '..', '..');
@@ -98,8 +99,19 @@ function write(yaml: string): string {
 
 const cases: Array<[string, string, string, RegExp]> = [
   ['unknown service key', 'services:\n  app:\n    image: x\n    deploy: {replicas: 2}\n', 'services.app.deploy', /key "deploy" is not supported by saasbench.*supported: image, build/],
-  ['unknown top-level key', 'services:\n  app: {image: x}\nnetworks:\n  n: {}\n', 'networks', /key "networks" is not supported/],
-  ['volume driver options', 'services:\n  app: {image: x}\nvolumes:\n  data:\n    driver: local\n', 'volumes.data.driver', /driver options are not supported/],
+  ['unknown top-level key', 'services:\n  app: {image: x}\nconfigs:\n  c: {}\n', 'configs', /key "configs" is not supported/],
+  ['volume driver other than local', 'services:\n  app: {image: x}\nvolumes:\n  data:\n    driver: nfs\n', 'volumes.data.driver', /only the "local" driver/],
+  ['volume driver_opts', 'services:\n  app: {image: x}\nvolumes:\n  data:\n    driver: local\n    driver_opts: {type: none, device: /etc}\n', 'volumes.data.driver_opts', /key "driver_opts" is not supported/],
+  ['external volume', 'services:\n  app: {image: x}\nvolumes:\n  data:\n    external: true\n', 'volumes.data.external', /no external volumes/],
+  ['host network driver', 'services:\n  app: {image: x, networks: [n]}\nnetworks:\n  n:\n    driver: host\n', 'networks.n.driver', /only "bridge".*never the host/],
+  ['external network', 'services:\n  app: {image: x}\nnetworks:\n  n:\n    external: true\n', 'networks.n.external', /no external or host networks/],
+  ['network ipam', 'services:\n  app: {image: x}\nnetworks:\n  n:\n    ipam: {config: [{subnet: 10.0.0.0/24}]}\n', 'networks.n.ipam', /key "ipam"/],
+  ['undeclared service network', 'services:\n  app:\n    image: x\n    networks: [backend]\n', 'services.app.networks[0]', /network "backend" is not declared/],
+  ['fixed address on a network', 'services:\n  app:\n    image: x\n    networks:\n      n: {ipv4_address: 10.0.0.5}\nnetworks:\n  n: {}\n', 'services.app.networks.n.ipv4_address', /fixed addresses are not supported/],
+  ['bad alias', 'services:\n  app:\n    image: x\n    networks:\n      default: {aliases: ["not a host"]}\n', 'services.app.networks.default.aliases[0]', /not a valid host name/],
+  ['network_mode host', 'services:\n  app: {image: x, network_mode: host}\n', 'services.app.network_mode', /key "network_mode" is not supported/],
+  ['bad pull_policy', 'services:\n  app: {image: x, pull_policy: sometimes}\n', 'services.app.pull_policy', /must be one of always, missing/],
+  ['bad expose', 'services:\n  app: {image: x, expose: ["http"]}\n', 'services.app.expose[0]', /not a port number/],
   ['build.target', 'services:\n  app:\n    build: {context: ., target: dev}\n', 'services.app.build.target', /key "target"/],
   ['bad duration', 'services:\n  app:\n    image: x\n    healthcheck: {test: "true", interval: 5}\n', 'services.app.healthcheck.interval', /duration string/],
   ['bad duration text', 'services:\n  app:\n    image: x\n    healthcheck: {test: "true", interval: 5 seconds}\n', 'services.app.healthcheck', /interval: "5 seconds" is not a duration/],
@@ -158,4 +170,43 @@ test('unset variables become empty strings and are recorded as warnings', () => 
   const p = loadCompose(f, { processEnv: {} });
   assert.equal(p.services.app.image, 'img:');
   assert.deepEqual(p.warnings, ['variable NOPE is not set; substituted an empty string']);
+});
+
+test('networks, aliases, volume driver local, pull_policy, expose: accepted and mapped onto the rollout network', () => {
+  const f = write(
+    [
+      'name: nets',
+      'services:',
+      '  db:',
+      '    image: db-img',
+      '    networks:',
+      '      backend: {aliases: [database.internal, pg]}',
+      '      default: {aliases: [pg]}',
+      '  app:',
+      '    image: app-img',
+      '    pull_policy: if_not_present',
+      '    expose: ["9000", 9001]',
+      '    networks: [backend, front]',
+      'networks:',
+      '  backend: {driver: bridge, name: fixed_backend_name}',
+      '  front:',
+      'volumes:',
+      '  data: {driver: local, name: fixed_volume_name}',
+      '',
+    ].join('\n'),
+  );
+  const p = loadCompose(f, { processEnv: {} });
+  assert.deepEqual(p.services.db.aliases, ['database.internal', 'pg']);
+  assert.deepEqual(p.services.app.aliases, []);
+  assert.equal(p.services.app.pullPolicy, 'missing');
+  assert.deepEqual(p.networks, ['backend', 'front']);
+  assert.deepEqual(Object.keys(p.volumes), ['data']);
+  assert.ok(p.warnings.some((w) => /networks\.backend\.name "fixed_backend_name" is ignored/.test(w)), p.warnings.join('; '));
+  assert.ok(p.warnings.some((w) => /volumes\.data\.name "fixed_volume_name" is ignored/.test(w)), p.warnings.join('; '));
+  // every service joins the rollout's one network, under its name and its aliases; never another network
+  const c = containerCreateOptions(p.services.db, { project: 'proj', network: 'proj_net', image: 'db-img', labels: {} });
+  assert.equal(c.HostConfig?.NetworkMode, 'proj_net');
+  assert.deepEqual(Object.keys(c.NetworkingConfig?.EndpointsConfig ?? {}), ['proj_net']);
+  assert.deepEqual(c.NetworkingConfig?.EndpointsConfig?.proj_net.Aliases, ['db', 'database.internal', 'pg']);
+  assert.deepEqual(c.HostConfig?.PortBindings, {});
 });

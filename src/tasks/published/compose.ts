@@ -8,6 +8,18 @@ import { findFirst } from './layout';
 /** Service names the published drivers treat as infrastructure when picking the agent's service. */
 const INFRA = new Set(['db', 'redis', 'postgres', 'postgresql', 'mysql', 'mariadb', 'mongo', 'mongodb', 'rabbitmq', 'kafka', 'zookeeper', 'elasticsearch', 'memcached', 'minio', 'neo4j', 'clickhouse', 'schema-registry', 'mock-receiver', 'worker', 'queue', 'scheduler', 'cache', 'broker', 'celery', 'ollama', 'milvus', 'qdrant', 'weaviate', 'vault', 'consul']);
 
+/**
+ * What the published prepare script exports before `docker compose up` for a model run
+ * (prepare_workspace.sh): the model image variant, and an idle PID 1 instead of the baseline app.
+ * Highest precedence when the derived compose file is interpolated (over `.env` and the shell).
+ */
+export const PUBLISHED_COMPOSE_ENV: Readonly<Record<string, string>> = Object.freeze({ IMAGE_TAG: 'model', APP_CMD: 'sleep infinity' });
+
+/** PUBLISHED_COMPOSE_ENV as `.env` lines, for an imported task (its `.env` is its only interpolation source). */
+export function modelRunDotenv(): string {
+  return `\n# a model run, as the published prepare_workspace.sh starts it (saasbench tasks import)\n${Object.entries(PUBLISHED_COMPOSE_ENV).map(([k, v]) => `${k}=${JSON.stringify(v)}`).join('\n')}\n`;
+}
+
 /** The named volume that replaces the published `./workspace` bind mount (one per rollout: volumes are namespaced by stack). */
 export const WORKSPACE_VOLUME = 'saasbench_workspace';
 
@@ -79,6 +91,27 @@ export function rewritePublishedCompose(raw: RawCompose, dockerDir: string, appS
   return { doc, notes };
 }
 
+/**
+ * The app image of a published model run is `shadetocloak/task_<id>-app:${IMAGE_TAG}` pulled from
+ * Docker Hub, built from the task's Dockerfile.model. Make that Dockerfile the service's build, so
+ * the image is used when present (or pullable) and built here otherwise (image-plan.ts); a baseline
+ * `build:` (the reference environment) is replaced, since IMAGE_TAG=model never builds it.
+ */
+export function useModelDockerfile(doc: RawCompose, dockerDir: string, appService: string, relative = false): string[] {
+  const image = doc.services?.[appService]?.image;
+  const model = join(dockerDir, 'Dockerfile.model');
+  if (typeof image !== 'string' || !image.includes('${IMAGE_TAG') || !existsSync(model)) return [];
+  const notes: string[] = [];
+  // a worker running the app's image (jzssnoqp, xayqujrv) gets the same build
+  for (const [name, svc] of Object.entries(doc.services ?? {})) {
+    if (svc.image !== image) continue;
+    const had = svc.build !== undefined;
+    svc.build = relative ? { context: '.', dockerfile: 'Dockerfile.model' } : { context: dockerDir, dockerfile: model };
+    notes.push(`compose: services.${name}.build → Dockerfile.model${had ? ' (instead of the baseline build section)' : ''}: built when ${image.replace(/\$\{IMAGE_TAG[^}]*\}/, 'model')} is neither present nor pullable`);
+  }
+  return notes;
+}
+
 /** `app`, else `web`, else the first non-infrastructure service (the published driver's rule). */
 export function appServiceOf(services: string[]): string {
   return ['app', 'web'].find((s) => services.includes(s)) ?? services.filter((s) => !INFRA.has(s)).sort()[0] ?? services[0];
@@ -108,6 +141,7 @@ export function derivePublishedCompose(composeFile: string, dockerDir: string, d
   const workspace = raw.services?.[appService]?.working_dir ?? '/app';
   const { doc, notes: rewriteNotes } = rewritePublishedCompose(raw, dockerDir, appService, workspace, true);
   notes.push(...rewriteNotes);
+  notes.push(...useModelDockerfile(doc, dockerDir, appService));
   const derived = join(derivedDir, 'docker-compose.yml');
   let project: ComposeProject | undefined;
   try {
@@ -121,7 +155,7 @@ export function derivePublishedCompose(composeFile: string, dockerDir: string, d
       if (!existsSync(target) || readFileSync(target, 'utf8') !== envText) writeFileSync(target, envText, { mode: 0o644 });
       if (basename(dotenv) !== '.env') notes.push('.env is missing: compose variables are interpolated from .env.example');
     }
-    project = loadCompose(derived, { processEnv: {} });
+    project = loadCompose(derived, { processEnv: {}, env: { ...PUBLISHED_COMPOSE_ENV } });
   } catch (e) {
     const err = e as Error & { path?: string };
     issues.push({ file: composeFile, path: err.path ?? '', message: `compose: ${err.message}` });

@@ -3,14 +3,14 @@ import { basename, join } from 'node:path';
 import type { InputIssue } from '../../errors';
 import type { Json } from '../../json';
 import { repoRoot } from '../../temporal/tools';
-import type { DatabaseTarget } from '../manifest-schema';
 import { hashTree } from '../hash';
 import { knowledgeBaseIssues } from '../knowledge-base';
 import { readJson, type LoadResult } from '../load-native';
 import { checkPlaceholders } from '../placeholders';
 import type { Task } from '../task';
 import { checkDag } from '../validate-dag';
-import { derivePublishedCompose } from './compose';
+import { PUBLISHED_COMPOSE_ENV, derivePublishedCompose } from './compose';
+import { databaseNameIssues, publishedDatabases } from './databases';
 import { normalizePublishedDag } from './dialect';
 import type { SpellingUse } from './dialect/types';
 import { publishedPaths, promptSection, type PublishedPaths } from './layout';
@@ -57,8 +57,10 @@ export function loadPublishedTask(dirArg: string, opts: { dag?: string; derivedD
   const p = publishedPaths(dirArg, opts.dag);
   const issues: InputIssue[] = [];
   const notes: string[] = [];
+  // without the DAG there is nothing to read; without the prompt or compose file the DAG is still
+  // counted (benchmark stats) and every missing file is a problem
   for (const f of [p.dagFile, p.composeFile, p.promptFile]) if (!existsSync(f)) issues.push({ file: f, path: '', message: 'file not found' });
-  if (issues.length) return { task: null, issues, notes };
+  if (!existsSync(p.dagFile)) return { task: null, issues, notes };
   const id = p.publishedId.toLowerCase().replace(/[^a-z0-9-]/g, '-');
   const dagVariant = basename(p.dagFile);
   const others = p.dagFiles.filter((f) => f !== p.dagFile).map((f) => basename(f));
@@ -69,7 +71,7 @@ export function loadPublishedTask(dirArg: string, opts: { dag?: string; derivedD
   notes.push(pack ? `benchmark pack: ${packFile}` : `benchmark pack: no entry for ${p.publishedId} (${packFile})`);
 
   // prompt, PRD, knowledge base, evaluator settings
-  const promptText = promptSection(readFileSync(p.promptFile, 'utf8'));
+  const promptText = existsSync(p.promptFile) ? promptSection(readFileSync(p.promptFile, 'utf8')) : '';
   if (!p.prdFile) notes.push('task.md (the PRD) is not in this folder: the published benchmark distributes it separately (Hugging Face SaaSBench/SaaSBench; `saasbench benchmark pull` fetches it)');
   if (p.kbFile) {
     const kb = readJson(p.kbFile, issues);
@@ -99,7 +101,9 @@ export function loadPublishedTask(dirArg: string, opts: { dag?: string; derivedD
 
   // compose: the app service, its port, the database; a derived file without the workspace bind
   const derivedDir = opts.derivedDir ?? join(repoRoot(), '.saasbench', 'published', `${p.taskName}-${hashTree(p.dockerDir).slice(0, 12)}`);
-  const compose = derivePublishedCompose(p.composeFile, p.dockerDir, derivedDir, pack?.app?.service);
+  const compose = existsSync(p.composeFile)
+    ? derivePublishedCompose(p.composeFile, p.dockerDir, derivedDir, pack?.app?.service)
+    : { raw: {}, composeFile: p.composeFile, project: undefined, appService: pack?.app?.service ?? 'app', workspace: '/app', notes: [], issues: [] };
   notes.push(...compose.notes);
   issues.push(...compose.issues);
   const appService = compose.appService;
@@ -108,7 +112,10 @@ export function loadPublishedTask(dirArg: string, opts: { dag?: string; derivedD
   const appPort = pack?.app?.port ?? app?.ports[0]?.target ?? 8080;
   const promptPort = /listen on port\s*`?(\d{2,5})`?/i.exec(promptText)?.[1];
   if (promptPort && Number(promptPort) !== appPort) notes.push(`the prompt says port ${promptPort} but the app port is ${appPort} (${appService})`);
-  const database = pack?.database ?? databaseOf(compose.project);
+  const found = publishedDatabases(compose.raw, compose.project, p.dockerDir);
+  const database = pack?.database ?? found.database;
+  const databases = found.databases;
+  issues.push(...databaseNameIssues(check.dag, databases, p.dagFile));
 
   // roles: the DAG's roles against the pack's declarations
   const used = rolesUsed(check.dag);
@@ -136,7 +143,7 @@ export function loadPublishedTask(dirArg: string, opts: { dag?: string; derivedD
     prdFile: p.prdFile,
     knowledgeBaseFile: p.kbFile,
     promptText,
-    environment: { composeFile: compose.composeFile, appService, workspace, appPort, envFileFallbacks: ['.env.example'], database },
+    environment: { composeFile: compose.composeFile, appService, workspace, appPort, envFileFallbacks: ['.env.example'], composeEnv: { ...PUBLISHED_COMPOSE_ENV }, database, ...(databases ? { databases } : {}) },
     dagFile: p.dagFile,
     dag: check.dag,
     variables,
@@ -154,13 +161,4 @@ export function loadPublishedTask(dirArg: string, opts: { dag?: string; derivedD
     notes,
     published: { ...p, dagVariant, users, authHeaders, appPort, appService, workspace, canonicalDag: norm.dag, spellings: norm.spellings, pack, packFile, rolesMissing, rolesUsed: used },
   };
-}
-
-/** `db`/`postgres` with POSTGRES_* in the compose file. Other engines are declared in the pack. */
-function databaseOf(project: ReturnType<typeof derivePublishedCompose>['project']): DatabaseTarget | undefined {
-  if (!project) return undefined;
-  const service = Object.keys(project.services).find((s) => ['db', 'postgres', 'postgresql'].includes(s));
-  const env = service ? project.services[service]?.environment ?? {} : {};
-  if (!service || !env.POSTGRES_USER) return undefined;
-  return { kind: 'postgres', service, port: 5432, user: env.POSTGRES_USER, password: env.POSTGRES_PASSWORD ?? '', name: env.POSTGRES_DB ?? env.POSTGRES_USER };
 }

@@ -1,4 +1,8 @@
 import type { InputIssue } from '../../../errors';
+import { dbQueryDialect } from './db-query';
+import { dbSchemaDialect } from './db-schema';
+import { execDialect } from './exec';
+import { filesDialect } from './files';
 import { normalizeNode, normalizeStepShell } from './node';
 import { P04_DIALECT } from './p04';
 import { P05_DIALECT } from './p05';
@@ -10,13 +14,27 @@ import { WORKFLOW_DIALECTS } from './workflow';
 import { judgeDialect } from './judge';
 import { P13_DIALECT } from './p13';
 import type { DialectContext, SpellingUse, StepDialect } from './types';
+import { browserDialect } from './browser';
+import { realtimeDialect } from './realtime';
+import { graphqlDialect } from './graphql';
+import { authFlowsDialect } from './auth-flows';
 import { isObject, takeNotes, type Inputs } from './util';
+import { P07Dialect } from './json-assert';
+import { P06Dialect } from './json-schema';
+import { P15Dialect } from './status-code';
 
 /**
  * Every published type's dialect. Adding one = one module + one line here. A type without a
  * dialect passes through unchanged and meets the canonical schema as it is.
  */
 const DIALECTS: StepDialect[] = [
+  filesDialect, // P01–P03
+  P06Dialect,
+  P07Dialect,
+  dbQueryDialect, // P08
+  dbSchemaDialect, // P09–P11
+  execDialect, // P12
+  P15Dialect,
   P04_DIALECT,
   P05_DIALECT,
   P14_DIALECT,
@@ -27,6 +45,10 @@ const DIALECTS: StepDialect[] = [
   ...WORKFLOW_DIALECTS,
   P13_DIALECT,
   judgeDialect,
+  browserDialect,
+  realtimeDialect,
+  graphqlDialect,
+  authFlowsDialect,
 ];
 
 const byType = new Map<string, StepDialect>();

@@ -20,9 +20,6 @@ const DOC_NODE_KEYS = Object.keys(DOC_MEANING);
 /** Canonical node keys (the native dag.json node). */
 const CANONICAL_NODE_KEYS = ['id', 'description', 'prereqs', 'primitive_chain', 'scoring', 'complexity_tier', 'trajectories', 'notes', 'id_capture', 'run_last'];
 
-/** Scoring keys beside the canonical four: `rubricFile: "inline"` says the rubric is in the P17 step. */
-const SCORING_NOTE_VALUES: Record<string, unknown[]> = { rubricFile: ['inline'] };
-
 export interface NodeNormalization {
   node: Inputs;
   /** published step objects with their index, for the step dialects */
@@ -53,6 +50,7 @@ export function normalizeNode(raw: Inputs, at: string, ctx: DialectContext, issu
     else node.run_last = v;
     ctx.spelling('_run_last', 'run_last', 'the node runs after every node not marked run_last has finished (it invalidates sessions others use)');
   }
+  if ('forbid_elixir_errors' in node) forbidElixirErrors(node, issue, ctx);
   const scoring = isObject(node.scoring) ? node.scoring : undefined;
   for (const [k, canonical] of [['maxScore', 'maxScore'], ['max_score', 'maxScore'], ['method', 'method']] as const) {
     if (!(k in node)) continue;
@@ -65,14 +63,16 @@ export function normalizeNode(raw: Inputs, at: string, ctx: DialectContext, issu
     ctx.spelling(k, `scoring.${canonical}`, 'a copy of the scoring value at node level (checked to agree)');
   }
   if (scoring) {
-    for (const [k, allowed] of Object.entries(SCORING_NOTE_VALUES)) {
-      if (!(k in scoring)) continue;
-      const v = scoring[k];
-      if (allowed.includes(v)) {
-        notes[`scoring.${k}`] = v;
-        delete scoring[k];
-        ctx.spelling(`scoring.${k}: ${JSON.stringify(v)}`, 'notes', 'the rubric is the P17 step\'s own prompt');
-      } else issue(`scoring.${k}`, `unsupported value ${JSON.stringify(v)} (known: ${allowed.map((a) => JSON.stringify(a)).join(', ')})`);
+    if ('rubricFile' in scoring) {
+      // "inline", or the rubric's source document (gavmyneb: rubrics/*.md, not published); either
+      // way the node's P17 step carries the rubric text itself, which is what the judge is given
+      const v = scoring.rubricFile;
+      const inlineRubric = Array.isArray(node.primitive_chain) && node.primitive_chain.some((st) => isObject(st) && isObject(st.inputs) && ['rubric', 'rubric_prompt', 'prompt'].some((r) => typeof (st.inputs as Inputs)[r] === 'string'));
+      if (typeof v === 'string' && inlineRubric) {
+        notes['scoring.rubricFile'] = v;
+        delete scoring.rubricFile;
+        ctx.spelling(v === 'inline' ? 'scoring.rubricFile: "inline"' : 'scoring.rubricFile: <path>', 'notes', v === 'inline' ? "the rubric is the P17 step's own prompt" : "where the rubric was written (not published); the P17 step carries the rubric text, which the judge gets");
+      } else issue('scoring.rubricFile', `${JSON.stringify(v)}: a rubric file without the rubric text in the node's P17 step (rubric, rubric_prompt or prompt)`);
     }
     for (const k of Object.keys(scoring)) if (k.startsWith('_')) {
       notes[`scoring.${k}`] = scoring[k];
@@ -89,6 +89,23 @@ export function normalizeNode(raw: Inputs, at: string, ctx: DialectContext, issu
   }
   if (Object.keys(notes).length) node.notes = { ...(isObject(node.notes) ? node.notes : {}), ...notes };
   return node;
+}
+
+/**
+ * orghjavi sets `forbid_elixir_errors` on a node as well as on its P12 steps: the node-level flag
+ * applies to every P12 step of the node (its steps' own flag, when given, must agree).
+ */
+function forbidElixirErrors(node: Inputs, issue: (path: string, message: string) => void, ctx: DialectContext) {
+  const v = node.forbid_elixir_errors;
+  delete node.forbid_elixir_errors;
+  if (typeof v !== 'boolean') return issue('forbid_elixir_errors', 'must be true or false');
+  ctx.spelling('node forbid_elixir_errors', 'P12 steps forbid_elixir_errors', 'every P12 step of the node fails on Elixir/Mix error output');
+  if (!Array.isArray(node.primitive_chain)) return;
+  node.primitive_chain.forEach((s, j) => {
+    if (!isObject(s) || String(s.type ?? s.primitive).toUpperCase() !== 'P12' || !isObject(s.inputs)) return;
+    if (s.inputs.forbid_elixir_errors === undefined) s.inputs.forbid_elixir_errors = v;
+    else if (s.inputs.forbid_elixir_errors !== v) issue(`primitive_chain[${j}].inputs.forbid_elixir_errors`, 'disagrees with the node-level forbid_elixir_errors');
+  });
 }
 
 const normMethod = (m: unknown) => (m === 'llm_judge' ? 'llm-judge' : m);

@@ -13,6 +13,8 @@ const ID_CAPTURE_PATHS: Record<string, string[]> = {
   uybznoms: ['$.id', '$.doc.id', '$.data.id'],
   // Formbricks' management API answers {data: {...}}
   kmasmnil: ['$.data.id', '$.id'],
+  // InvenTree (Django REST) answers {pk, …}; a list answer is read at its first item
+  hhrdixum: ['$.pk', '$.id', '$.ID', '$.key', '$[0].pk', '$[0].id', '$[0].ID', '$[0].key'],
 };
 
 /** Capture of one named field: jzssnoqp's evaluator read it after unwrapping Chatwoot's `payload` wrapper. */
@@ -109,11 +111,22 @@ export function normalizeP04(raw: Inputs, ctx: DialectContext): Inputs {
     else addCapture(i, m[1], m[2] ?? '$', ctx, 'capture_var');
     ctx.spelling('capture_var "name:$.path"', 'capture {name: "$.path"}', 'a JSONPath of the response (the whole body without one)');
   }
-  for (const k of ['capture_id_as', '_store_id_as']) {
+  for (const k of ['capture_id_as', '_store_id_as', 'save_response_id_as']) {
     if (k in i) {
       addCapture(i, take(i, k), ID_CAPTURE_PATHS[t] ?? ['$.id'], ctx, k);
       ctx.spelling(k, 'capture {name: id paths}', 'the id of what the request created');
     }
+  }
+  if ('save_response_field_as' in i) {
+    // hhrdixum: {field, var} or {var: field}; fields of the body (a list answer: of its first item)
+    const f = take(i, 'save_response_field_as');
+    const pairs: [unknown, unknown][] = !isObject(f) ? [] : 'field' in f && 'var' in f ? [[f.var, f.field]] : Object.entries(f);
+    if (!pairs.length) ctx.issue('inputs.save_response_field_as', 'must be {field, var} or {variable: field}');
+    for (const [name, field] of pairs) {
+      if (typeof field !== 'string' || !field) ctx.issue('inputs.save_response_field_as', 'each field must be a field name');
+      else addCapture(i, name, [`$.${field}`, `$[0].${field}`], ctx, 'save_response_field_as');
+    }
+    ctx.spelling('save_response_field_as', 'capture {name: "$.field"}', 'fields of the response under names');
   }
   if ('save_as' in i) {
     if (t === 'jtbxfpny') {

@@ -90,6 +90,15 @@ export function normalizeP14(raw: Inputs, ctx: DialectContext): CanonicalStep {
     i.acceptable_statuses = asList(take(i, 'expected_status'));
     ctx.spelling('expected_status with a 2xx for denied (ychlukjm)', 'acceptable_statuses', 'the statuses the DAG accepts as the denial');
   }
+  if (t === 'hhrdixum' && 'expected_statuses' in i) {
+    // its evaluator: denied = 403/404, the expected_status when it is 400/403/404, or one of expected_statuses;
+    // allowed = the expected_status (else a 2xx) or one of expected_statuses
+    const extra = asList(take(i, 'expected_statuses')) as number[];
+    const st = asList(take(i, 'expected_status')) as number[];
+    const base = i.expected_result === 'denied' ? [403, 404, ...st.filter((s) => [400, 403, 404].includes(s))] : st.length ? st : [200, 201, 202, 203, 204, 205, 206];
+    i.acceptable_statuses = [...new Set([...base, ...extra])];
+    ctx.spelling('expected_statuses (hhrdixum)', 'acceptable_statuses', 'more statuses that count as the expected outcome');
+  }
   if (t === 'sgdoserd') sgdoserd(i, ctx);
   if (t === 'gavmyneb') gavmyneb(i, ctx);
   if (t === 'iyjruvfz') iyjruvfz(i, ctx);

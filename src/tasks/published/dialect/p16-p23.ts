@@ -57,6 +57,13 @@ export function normalizeP23(raw: Inputs, ctx: DialectContext): Inputs {
       if (up.file_content === undefined && up.file_content_b64 === undefined) up.file_content = 'test';
     }
   }
+  if ('save_response_id_as' in i) {
+    // hhrdixum: the id (pk) of what the upload created, for later steps
+    const name = take(i, 'save_response_id_as');
+    if (typeof name !== 'string' || !name) ctx.issue('inputs.save_response_id_as', 'must name a variable');
+    else i.capture = { ...(isObject(i.capture) ? i.capture : {}), [name]: ['$.pk', '$.id', '$.ID'] };
+    ctx.spelling('save_response_id_as (P23)', 'capture {name: id paths}', 'the id of what the upload created');
+  }
   if (up && typeof up.file_content === 'string' && up.file_content.startsWith('base64:')) {
     up.file_content_b64 = up.file_content.slice('base64:'.length);
     delete up.file_content;
