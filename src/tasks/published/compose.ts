@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, isAbsolute, join, resolve } from 'node:path';
 import YAML from 'yaml';
 import type { InputIssue } from '../../errors';
-import { loadCompose, type ComposeProject } from '../../sandbox';
+import { interpolate, loadCompose, parseDotenv, type ComposeProject } from '../../sandbox';
 import { findFirst } from './layout';
 
 /** Service names the published drivers treat as infrastructure when picking the agent's service. */
@@ -43,11 +43,23 @@ export function rewritePublishedCompose(raw: RawCompose, dockerDir: string, appS
   const notes: string[] = [];
   const wsHost = resolve(dockerDir, 'workspace');
   let used = false;
+  const hostVolumes = new Map<string, string>();
+  const env = composeEnvOf(dockerDir);
   const abs = (p: string) => (isAbsolute(p) ? p : resolve(dockerDir, p));
   for (const [name, svc] of Object.entries(doc.services ?? {})) {
     svc.volumes = (svc.volumes ?? []).map((v) => {
       if (typeof v === 'string') {
-        const parts = v.split(':');
+        const parts = splitVolume(v);
+        // a host directory outside the task (mjobbzsi's `${CONFIG:-~/.conference-cfg}/jvb`, state the
+        // published stacks kept in the operator's home): a fresh volume per rollout instead, so no
+        // rollout reads or writes the host and none sees another's state
+        const hostDir = parts.length >= 2 ? hostDirOf(parts[0], env, dockerDir) : null;
+        if (hostDir) {
+          const vol = hostVolumes.get(hostDir) ?? `saasbench_host_${hostVolumes.size}`;
+          hostVolumes.set(hostDir, vol);
+          notes.push(`compose: services.${name}.volumes "${v}" → named volume ${vol} (a host directory outside the task: empty and per rollout)`);
+          return [vol, parts[1], ...parts.slice(2).filter((p) => !['z', 'Z', 'rw'].includes(p))].join(':');
+        }
         if (parts.length < 2 || !isPathSource(parts[0])) return v;
         const src = abs(parts[0]);
         if (src === wsHost || (name === appService && parts[1] === workspace)) {
@@ -88,6 +100,7 @@ export function rewritePublishedCompose(raw: RawCompose, dockerDir: string, appS
     }
   }
   if (used) doc.volumes = { ...(doc.volumes ?? {}), [WORKSPACE_VOLUME]: {} };
+  for (const vol of hostVolumes.values()) doc.volumes = { ...(doc.volumes ?? {}), [vol]: {} };
   return { doc, notes };
 }
 
@@ -110,6 +123,43 @@ export function useModelDockerfile(doc: RawCompose, dockerDir: string, appServic
     notes.push(`compose: services.${name}.build → Dockerfile.model${had ? ' (instead of the baseline build section)' : ''}: built when ${image.replace(/\$\{IMAGE_TAG[^}]*\}/, 'model')} is neither present nor pullable`);
   }
   return notes;
+}
+
+/** A short volume spec split at its colons, except those inside `${…}` (`${CONFIG:-~/cfg}/x:/config:Z`). */
+function splitVolume(v: string): string[] {
+  const parts: string[] = [];
+  let cur = '';
+  let depth = 0;
+  for (let i = 0; i < v.length; i++) {
+    if (v.startsWith('${', i)) depth++;
+    else if (v[i] === '}' && depth > 0) depth--;
+    if (v[i] === ':' && depth === 0) {
+      parts.push(cur);
+      cur = '';
+    } else cur += v[i];
+  }
+  parts.push(cur);
+  return parts;
+}
+
+/** The variables a published compose file is interpolated with: its `.env` (or `.env.example`) under the model-run values. */
+function composeEnvOf(dockerDir: string): Record<string, string> {
+  const dotenv = findFirst([join(dockerDir, '.env'), join(dockerDir, '.env.example')]);
+  return { ...(dotenv ? parseDotenv(readFileSync(dotenv, 'utf8')) : {}), ...PUBLISHED_COMPOSE_ENV };
+}
+
+/** The host directory a volume source names when it lies outside the task's docker folder (`~`, an absolute path), else null. */
+function hostDirOf(source: string, env: Record<string, string>, dockerDir: string): string | null {
+  let s: string;
+  try {
+    s = interpolate(source, env).value;
+  } catch {
+    return null;
+  }
+  if (!(s.startsWith('/') || s.startsWith('~'))) return null;
+  const p = resolve(s.replace(/^~(?=\/|$)/, '/root'));
+  const inside = p === dockerDir || p.startsWith(`${resolve(dockerDir)}/`);
+  return inside ? null : p;
 }
 
 /** `app`, else `web`, else the first non-infrastructure service (the published driver's rule). */
