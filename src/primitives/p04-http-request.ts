@@ -13,7 +13,7 @@ import { definePrimitive, type PrimitiveContext } from './types';
 export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS', 'PROPFIND', 'PROPPATCH', 'MKCOL', 'COPY', 'MOVE', 'LOCK', 'UNLOCK', 'REPORT', 'MKCALENDAR'] as const;
 const NO_BODY = new Set(['GET', 'HEAD']);
 export const VarName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'variable names are letters, digits and _');
-export const RoleName = z.string().regex(/^[A-Za-z0-9_.-]+$/, 'role names use letters, digits, _ . -');
+export const RoleName = z.string().regex(/^[A-Za-z0-9_.:-]+$/, 'role names use letters, digits, _ . : -');
 const Status = z.number().int().min(100).max(599);
 /** a path starting with / (after templating), or a leading placeholder that becomes one */
 export const PathSchema = z.string().refine((p) => p.startsWith('/') || p.startsWith('{{'), 'path must start with / (or with a {{placeholder}} that does)');

@@ -10,7 +10,7 @@ const VarName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'a variable name');
 
 export const P13Schema = z
   .object({
-    role: z.string().regex(/^[A-Za-z0-9_.-]+$/, 'role names use letters, digits, _ . -'),
+    role: z.string().regex(/^[A-Za-z0-9_.:-]+$/, 'role names use letters, digits, _ . : -'),
     /** which of the role's declared credentials: api_key-like, login-like or basic methods */
     method: z.string().transform((m) => m.toLowerCase()).pipe(z.enum(P13_METHODS as unknown as [string, ...string[]])).optional(),
     /** obtain the credentials again even if this chain (or the seed cache) has them */

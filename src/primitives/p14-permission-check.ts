@@ -24,7 +24,7 @@ export const P14Schema = z
     method: z.string().transform((m) => m.toUpperCase()).pipe(z.enum(HTTP_METHODS)).optional(),
     path: PathSchema.optional(),
     /** act as this role for this request only (default: the chain's current role); 'anonymous' = no credentials */
-    role: z.string().regex(/^[A-Za-z0-9_.-]+$/).optional(),
+    role: z.string().regex(/^[A-Za-z0-9_.:-]+$/).optional(),
     /** log in through the role's declared login with this account (fresh session for this request) */
     login_as: z.object({ username: z.string().min(1), password: z.string() }).strict().optional(),
     /** allowed / denied; `either`: allowed or denied, not an error; `not_denied`: anything but a denial or a 5xx */

@@ -183,7 +183,7 @@ export const RoleSchema = z
     if (r.default && !r[r.default]) ctx.addIssue({ code: 'custom', path: ['default'], message: `default "${r.default}" is not declared by this role` });
   });
 
-export const RolesSchema = z.record(z.string().regex(/^[A-Za-z0-9_.-]+$/, 'role names use letters, digits, _ . -'), RoleSchema);
+export const RolesSchema = z.record(z.string().regex(/^[A-Za-z0-9_.:-]+$/, 'role names use letters, digits, _ . : -'), RoleSchema);
 
 export type RoleDecl = z.infer<typeof RoleSchema>;
 export type RolesDecl = z.infer<typeof RolesSchema>;

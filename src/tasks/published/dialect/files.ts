@@ -11,6 +11,11 @@ const INLINE_I = /^\(\?i\)/;
 
 function p01(inputs: Inputs, ctx: DialectContext): Inputs {
   rename(inputs, 'any_of', 'path_any_of', ctx, 'candidate paths: any one existing passes');
+  if (Array.isArray(inputs.path)) {
+    // egsszeqg's DEPLOY_REQUIRED_DIRECTORIES lists the layouts a monorepo may take (turbo.json,
+    // nx.json, …; packages/cli, apps/api, …): one of them is expected
+    rename(inputs, 'path', 'path_any_of', ctx, 'candidate paths: any one existing passes', 'inputs', 'path: [list]');
+  }
   if (ctx.task === 'rjhcjrst' && inputs.type === undefined) {
     inputs.type = 'any';
     ctx.spelling('P01 without type (rjhcjrst)', 'type: any', 'the task\'s evaluator accepts a file or a directory when no type is given');

@@ -14,6 +14,9 @@ const DOC_MEANING: Record<string, string> = {
   kb_refs: 'the knowledge-base entries the node relies on; shown in its record',
   patch_note: "the author's note on a fix of the node; shown in its record",
   header_name_any_of: 'header names the author had in mind (the steps name the headers they send); shown in its record',
+  coverage_refs: 'the PRD sections the node covers; shown in its record',
+  merged_from: 'the earlier node ids merged into this one; shown in its record',
+  produces: "the variables the node's steps capture (the steps' own captures are what runs); shown in its record",
 };
 const DOC_NODE_KEYS = Object.keys(DOC_MEANING);
 
@@ -51,6 +54,17 @@ export function normalizeNode(raw: Inputs, at: string, ctx: DialectContext, issu
     ctx.spelling('_run_last', 'run_last', 'the node runs after every node not marked run_last has finished (it invalidates sessions others use)');
   }
   if ('forbid_elixir_errors' in node) forbidElixirErrors(node, issue, ctx);
+  if (typeof node.complexity_tier === 'number') {
+    node.complexity_tier = String(node.complexity_tier);
+    ctx.spelling('complexity_tier: <number>', 'complexity_tier: "<number>"', 'the tier as a label (informational)');
+  }
+  if ('trajectory_tags' in node) {
+    const v = node.trajectory_tags;
+    delete node.trajectory_tags;
+    if (!Array.isArray(v) || !v.every((x) => typeof x === 'string')) issue('trajectory_tags', 'must be a list of trajectory names');
+    else node.trajectories = [...new Set([...(Array.isArray(node.trajectories) ? (node.trajectories as string[]) : []), ...v])];
+    ctx.spelling('trajectory_tags', 'trajectories', 'the trajectories the node belongs to (its trajectory subscores)');
+  }
   const scoring = isObject(node.scoring) ? node.scoring : undefined;
   for (const [k, canonical] of [['maxScore', 'maxScore'], ['max_score', 'maxScore'], ['method', 'method']] as const) {
     if (!(k in node)) continue;
@@ -73,6 +87,12 @@ export function normalizeNode(raw: Inputs, at: string, ctx: DialectContext, issu
         delete scoring.rubricFile;
         ctx.spelling(v === 'inline' ? 'scoring.rubricFile: "inline"' : 'scoring.rubricFile: <path>', 'notes', v === 'inline' ? "the rubric is the P17 step's own prompt" : "where the rubric was written (not published); the P17 step carries the rubric text, which the judge gets");
       } else issue('scoring.rubricFile', `${JSON.stringify(v)}: a rubric file without the rubric text in the node's P17 step (rubric, rubric_prompt or prompt)`);
+    }
+    for (const k of ['notes', 'comment']) {
+      if (typeof scoring[k] !== 'string') continue;
+      notes[`scoring.${k}`] = scoring[k];
+      delete scoring[k];
+      ctx.spelling(`scoring.${k}`, 'notes', "the author's note on the node's scoring (e.g. why maxScore was capped); shown in its record");
     }
     for (const k of Object.keys(scoring)) if (k.startsWith('_')) {
       notes[`scoring.${k}`] = scoring[k];

@@ -34,7 +34,7 @@ function addCapture(i: Inputs, name: unknown, spec: string | string[], ctx: Dial
 /** orghjavi's auth modes: null = none; `session_eval_<user>` = that user's session role (`admin`, `editor`, …); other modes are roles named as they are. */
 export function authModeRole(m: unknown): string | undefined {
   if (m === null) return 'anonymous';
-  if (typeof m !== 'string' || !/^[A-Za-z0-9_.-]+$/.test(m)) return undefined;
+  if (typeof m !== 'string' || !/^[A-Za-z0-9_.:-]+$/.test(m)) return undefined;
   return /^session_eval_(.+)$/.exec(m)?.[1] ?? m;
 }
 
@@ -208,6 +208,12 @@ export function normalizeP04(raw: Inputs, ctx: DialectContext): Inputs {
     // iyjruvfz: keep the response time for a later assertion; every P04 response records it (elapsed_ms)
     if (flag(take(i, 'measure_response_time_ms'), ctx, 'measure_response_time_ms') === false) ctx.issue('inputs.measure_response_time_ms', 'only true is known');
     ctx.spelling('measure_response_time_ms', '(always measured)', 'the response time is recorded with every response');
+  }
+  if ('no_auth_retry' in i) {
+    // egsszeqg's P04 logged in again and replayed a request answered 401 unless told not to;
+    // canonical P04 never replays, so `true` is what it does anyway
+    if (flag(take(i, 'no_auth_retry'), ctx, 'no_auth_retry') === false) ctx.issue('inputs.no_auth_retry', 'false (a re-login and replay after a 401) is not supported: a 401 is the answer the check sees');
+    ctx.spelling('no_auth_retry: true', '(never replays)', 'no second login and replay after a 401: the check sees the 401');
   }
   rename(i, 'concurrent_requests', 'concurrent', ctx, 'copies of the request sent at the same moment');
   mapPoll(i, ctx);
