@@ -1,8 +1,9 @@
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { BACKBONES, backboneOf, UNMAPPED } from '../scoring/backbone';
 import { loadAnyTask } from '../tasks/load';
 import type { Task } from '../tasks/task';
+import type { PublishedLoadResult } from '../tasks/published';
 import { unreachableOf, type Unreachable } from '../tasks/unreachable';
 import { PAPER, PUBLISHED_TASK_IDS } from './paper';
 
@@ -19,12 +20,14 @@ export interface TaskStats {
   unmapped: string[];
   /** load problems (a task with problems is counted from what could be read) */
   issues: number;
+  /** what a published task declares about itself (scoring config / DAG meta), when it does */
+  declared: { nodes?: number; maxScore?: number };
 }
 
 export interface BenchmarkStats {
   dir: string;
   tasks: TaskStats[];
-  total: Omit<TaskStats, 'task' | 'dag' | 'issues'> & { tasks: number; issues: number };
+  total: Omit<TaskStats, 'task' | 'dag' | 'issues' | 'declared'> & { tasks: number; issues: number; declared: { nodes: number; maxScore: number } };
   /** published task ids missing from the folder */
   missing: string[];
   paper: typeof PAPER;
@@ -32,7 +35,7 @@ export interface BenchmarkStats {
 
 const r3 = (x: number) => Math.round(x * 1000) / 1000;
 
-export function taskStats(task: Task, issues: number): TaskStats {
+export function taskStats(task: Task, issues: number, declared: TaskStats['declared'] = {}): TaskStats {
   const backbone: Record<string, number> = Object.fromEntries([...BACKBONES, UNMAPPED].map((b) => [b, 0]));
   const unmapped = new Set<string>();
   let max = 0;
@@ -61,20 +64,22 @@ export function taskStats(task: Task, issues: number): TaskStats {
     unreachable: unreachableOf(task.dag, task.dag.nodes, { variables: Object.keys(task.variables), publishedIdCapture: task.publishedIdCapture }),
     unmapped: [...unmapped].sort(),
     issues,
+    declared,
   };
 }
 
 /** Load every task folder of a benchmark folder (task_* in the published layout, or native ones) and count. */
 export function benchmarkStats(dirArg: string): BenchmarkStats {
   const dir = resolve(dirArg);
-  const folders = readdirSync(dir, { withFileTypes: true })
-    .filter((e) => e.isDirectory() && (e.name.startsWith('task_') || existsSync(join(dir, e.name, 'task.yaml'))))
-    .map((e) => join(dir, e.name))
+  // task folders may be symlinks (a benchmark folder assembled from several places)
+  const folders = readdirSync(dir)
+    .filter((n) => statSync(join(dir, n), { throwIfNoEntry: false })?.isDirectory() && (n.startsWith('task_') || existsSync(join(dir, n, 'task.yaml'))))
+    .map((n) => join(dir, n))
     .sort();
   const tasks: TaskStats[] = [];
   for (const f of folders) {
-    const r = loadAnyTask(f);
-    if (r.task) tasks.push(taskStats(r.task, r.issues.length));
+    const r = loadAnyTask(f) as PublishedLoadResult;
+    if (r.task) tasks.push(taskStats(r.task, r.issues.length, r.published?.declared));
   }
   const sum = (f: (t: TaskStats) => number) => r3(tasks.reduce((a, t) => a + f(t), 0));
   const backbone = Object.fromEntries([...BACKBONES, UNMAPPED].map((b) => [b, sum((t) => t.backbone[b] ?? 0)]));
@@ -96,6 +101,8 @@ export function benchmarkStats(dirArg: string): BenchmarkStats {
       },
       unmapped: [...new Set(tasks.flatMap((t) => t.unmapped))].sort(),
       issues: sum((t) => t.issues),
+      // where a task declares nothing, its counted value stands in
+      declared: { nodes: sum((t) => t.declared.nodes ?? t.nodes), maxScore: sum((t) => t.declared.maxScore ?? t.maxScore) },
     },
     missing: PUBLISHED_TASK_IDS.filter((id) => !present.has(id)),
     paper: PAPER,

@@ -17,12 +17,15 @@ export function benchmarkStatsCommand(dir: string, o: { json?: boolean }, out: N
 }
 
 export function renderStats(s: BenchmarkStats): string {
-  const head = ['task', 'dag', 'nodes', 'maxScore', 'judge nodes', 'judge max', ...BACKBONES, 'unreachable', 'problems'];
-  const row = (name: string, dag: string, t: { nodes: number; maxScore: number; judgeNodes: number; judgeMaxScore: number; backbone: Record<string, number>; unreachable: { maxScore: number }; issues: number }) => [
+  const head = ['task', 'dag', 'nodes', 'maxScore', 'declared', 'judge nodes', 'judge max', ...BACKBONES, 'unreachable', 'problems'];
+  const declared = (d: { nodes?: number; maxScore?: number }, t: { nodes: number; maxScore: number }) =>
+    d.nodes === undefined && d.maxScore === undefined ? '' : d.nodes === t.nodes && d.maxScore !== undefined && Math.abs(d.maxScore - t.maxScore) < 1e-6 ? '=' : `${d.nodes ?? '?'} / ${d.maxScore === undefined ? '?' : num(d.maxScore)}`;
+  const row = (name: string, dag: string, t: { nodes: number; maxScore: number; judgeNodes: number; judgeMaxScore: number; backbone: Record<string, number>; unreachable: { maxScore: number }; issues: number; declared: { nodes?: number; maxScore?: number } }) => [
     name,
     dag,
     t.nodes,
     num(t.maxScore),
+    declared(t.declared, t),
     t.judgeNodes,
     num(t.judgeMaxScore),
     ...BACKBONES.map((b) => pct(t.backbone[b] ?? 0, t.maxScore)),
@@ -41,7 +44,9 @@ export function renderStats(s: BenchmarkStats): string {
   const cmp = [
     ['tasks', s.total.tasks, p.tasks],
     ['nodes', s.total.nodes, p.nodes],
+    ['nodes, as the tasks declare them', s.total.declared.nodes, p.nodes],
     ['total maxScore', num(s.total.maxScore), p.totalMaxScore],
+    ['total maxScore, as the tasks declare it', num(s.total.declared.maxScore), p.totalMaxScore],
     ['per-task maxScore', maxes.length ? `${num(Math.min(...maxes))} – ${num(Math.max(...maxes))}` : '-', `${p.perTaskMaxScore.min} – ${p.perTaskMaxScore.max}`],
     ...Object.entries(p.backboneShare).map(([b, share]) => [`${b} share of maxScore`, pct(s.total.backbone[b] ?? 0, s.total.maxScore), `${share}%`]),
   ].map(([what, here, paper]) => [what, here, paper, diff(here, paper)]);

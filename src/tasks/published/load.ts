@@ -17,7 +17,7 @@ import { publishedPaths, promptSection, type PublishedPaths } from './layout';
 import { loadPackEntry, type PackEntry } from './pack';
 import { rolesUsed } from './roles-used';
 import { addPublishedContextEdges } from './context-edges';
-import { declaredTotalNotes, readScoringConfig, trajectoriesOf } from './scoring-config';
+import { declaredTotalNotes, declaredTotals, readScoringConfig, trajectoriesOf } from './scoring-config';
 import { parseAuthHeaders, parseTestUsers, userVariables } from './settings';
 
 export interface PublishedLoadResult extends LoadResult {
@@ -42,6 +42,8 @@ export interface PublishedFiles extends PublishedPaths {
   /** roles the DAG uses that neither the pack nor anonymous covers */
   rolesMissing: string[];
   rolesUsed: string[];
+  /** the totals the task declares about itself (scoring config, DAG meta), for `benchmark stats` */
+  declared: { nodes?: number; maxScore?: number };
 }
 
 export { isPublishedLayout, promptSection } from './layout';
@@ -159,6 +161,6 @@ export function loadPublishedTask(dirArg: string, opts: { dag?: string; derivedD
     task,
     issues,
     notes,
-    published: { ...p, dagVariant, users, authHeaders, appPort, appService, workspace, canonicalDag: norm.dag, spellings: norm.spellings, pack, packFile, rolesMissing, rolesUsed: used },
+    published: { ...p, dagVariant, users, authHeaders, appPort, appService, workspace, canonicalDag: norm.dag, spellings: norm.spellings, pack, packFile, rolesMissing, rolesUsed: used, declared: declaredTotals(config, rawDag) },
   };
 }

@@ -87,3 +87,19 @@ export function declaredTotalNotes(config: Config | undefined, rawDag: Record<st
   }
   return notes;
 }
+
+/**
+ * The totals a published task declares about itself (its scoring config or the DAG's own summary),
+ * which the paper's figures may have been summed from; the DAG's node list is what runs.
+ */
+export function declaredTotals(config: Config | undefined, rawDag: Record<string, unknown> | undefined): { nodes?: number; maxScore?: number } {
+  const meta = (rawDag?.meta ?? rawDag?._meta ?? {}) as Config;
+  const summary = (rawDag?.scoring_config_summary ?? {}) as Config;
+  const num = (...xs: unknown[]) => xs.find((x): x is number => typeof x === 'number');
+  const cats = config?.categories && typeof config.categories === 'object' ? Object.values(config.categories as Record<string, unknown>) : [];
+  const catNodes = cats.every((c) => c && typeof c === 'object' && typeof (c as Config).node_count === 'number') && cats.length ? cats.reduce((a: number, c) => a + ((c as Config).node_count as number), 0) : undefined;
+  return {
+    nodes: num(meta.total_nodes, rawDag?.total_nodes, config?.total_nodes, catNodes),
+    maxScore: num(config?.total_maxScore, config?.total_raw_score, config?.total_max_score, meta.total_max_score, meta.total_maxScore, meta.total_score, rawDag?.total_max_score, summary.total_maxScore, summary.total_max_score),
+  };
+}
