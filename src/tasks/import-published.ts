@@ -167,7 +167,7 @@ export function importPublishedTask(src: string, o: ImportOptions): ImportResult
     evaluation: { dag: 'evaluation/dag.json' },
     variables: t.variables,
     ...(roles ? { roles } : {}),
-    compat: { published_id_capture: true, unresolved_placeholders: 'runtime' },
+    compat: { published_id_capture: true, unresolved_placeholders: 'runtime', published_context: true },
   };
   const header = `# Imported by \`saasbench tasks import\` from ${resolve(src)}\n`;
   const help = roles ? '' : ROLES_HELP(p.authHeaders, Object.keys(p.users));

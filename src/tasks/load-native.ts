@@ -6,6 +6,7 @@ import { InvalidInputError, type InputIssue } from '../errors';
 import { TaskManifestSchema } from './manifest-schema';
 import { checkDag } from './validate-dag';
 import { checkPlaceholders } from './placeholders';
+import { addPublishedContextEdges } from './published/context-edges';
 import { hashTree } from './hash';
 import { zodInputIssues } from './zod-issues';
 import { knowledgeBaseIssues } from './knowledge-base';
@@ -66,6 +67,10 @@ export function loadNativeTask(dirArg: string): LoadResult {
   const check = checkDag(rawDag, dagFile);
   issues.push(...check.issues);
   const notes: string[] = [];
+  if (Array.isArray(rawDag?.nodes) && m.compat?.published_context) {
+    const e = addPublishedContextEdges(check.dag, rawDag.nodes, Object.keys(m.variables));
+    if (e.edges) notes.push(`published context: ${e.nodes} node(s) run after ${e.edges} earlier producer edge(s) of variables they read`);
+  }
   if (Array.isArray(rawDag?.nodes)) {
     const ph = checkPlaceholders(check.dag, rawDag.nodes, { file: dagFile, variables: Object.keys(m.variables), publishedIdCapture: m.compat?.published_id_capture });
     if (m.compat?.unresolved_placeholders === 'runtime') notes.push(...ph.map((i) => `unresolvable placeholder at ${i.path} (node ${i.nodeId}); it fails at run time: ${i.message}`));

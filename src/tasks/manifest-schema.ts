@@ -102,6 +102,8 @@ export const TaskManifestSchema = z
         published_id_capture: z.boolean().default(false),
         /** "runtime": a placeholder no step can produce is a load-time note and fails its step at run time */
         unresolved_placeholders: z.enum(['error', 'runtime']).default('error'),
+        /** the published run-wide context: a reader runs after earlier nodes that capture what it reads (docs/compatibility.md#chain-context) */
+        published_context: z.boolean().default(false),
       })
       .strict()
       .optional(),

@@ -187,7 +187,7 @@ describe('published layout: variants', () => {
     assert.equal(code, 0, text);
     const manifest = YAML.parse(readFileSync(join(out, 'task.yaml'), 'utf8'));
     assert.equal(manifest.id, 'demo');
-    assert.deepEqual(manifest.compat, { published_id_capture: true, unresolved_placeholders: 'runtime' });
+    assert.deepEqual(manifest.compat, { published_id_capture: true, unresolved_placeholders: 'runtime', published_context: true });
     assert.equal(manifest.roles.admin.login.path, '/login');
     assert.equal(manifest.variables.admin_password, 'Secret1!');
     const loaded = loadNativeTask(out);
