@@ -51,7 +51,7 @@ export function renderStats(s: BenchmarkStats): string {
     ...Object.entries(p.backboneShare).map(([b, share]) => [`${b} share of maxScore`, pct(s.total.backbone[b] ?? 0, s.total.maxScore), `${share}%`]),
   ].map(([what, here, paper]) => [what, here, paper, diff(here, paper)]);
   lines.push(textTable(['', 'counted here', 'the paper', 'difference'], cmp));
-  lines.push('(docs/compatibility.md#the-paper-s-table explains each difference)');
+  lines.push('(docs/compatibility.md#the-papers-table explains each difference)');
   lines.push('');
   const u = s.total.unreachable;
   lines.push(`unreachable maxScore: ${num(u.maxScore)} (published stubs ${num(u.byCause.stub)}, placeholders nothing produces ${num(u.byCause.placeholder)}, behind those ${num(u.byCause.dependency)}); llm-judge: ${s.total.judgeNodes} nodes, maxScore ${num(s.total.judgeMaxScore)}`);

@@ -83,7 +83,7 @@ const runCmd = (name: string, description: string, defaults: { task?: string; ag
     .option('--model <id>', 'model id passed to the agent', 'none')
     .option('--repeat <n>', 'repeat index (part of the rollout id)', intFlag('--repeat', 0, 10_000), 0)
     .option('--sweep <name>', 'sweep name (part of the rollout id; default run-<timestamp>)')
-    .option('--parallelism <n>', 'DAG nodes evaluated at once', intFlag('--parallelism', 1, 64), 4)
+    .option('--parallelism <n>', "DAG nodes evaluated at once (default: the task's — 1, in the published order, unless it declares parallel evaluation safe)", intFlag('--parallelism', 1, 64))
     .option('--budget <seconds>', 'agent wall-clock budget', positiveFlag('--budget'), 10_800)
     .option('--idle <seconds>', 'stop the agent after this long without output', positiveFlag('--idle'), 1_800)
     .option('--no-judge', 'disable the LLM judge (llm-judge nodes become SKIPPED_LLM)')

@@ -17,7 +17,8 @@ export interface RunOptions {
   model: string;
   repeat: number;
   sweep?: string;
-  parallelism: number;
+  /** unset: the task's default (EvalPlan.defaultParallelism) */
+  parallelism?: number;
   budget: number;
   idle: number;
   judge: boolean;

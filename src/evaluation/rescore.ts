@@ -55,7 +55,7 @@ export async function rescore(runDir: string, log: Logger): Promise<RescoreResul
     await docker().getContainer(app).putArchive(readFileSync(join(runDir, 'workspace.tar.gz')), { path: task.environment.workspace });
     await restartProcesses(app, readJsonIfExists<ProcessRecord[]>(join(runDir, 'processes.json')) ?? []);
     await waitForPort(app, task.environment.appPort);
-    const evaluation = await evaluateLocally({ task, stack, parallelism: 4, artifactsDir: mkdtempSync(join(tmpdir(), 'rescore-')), log, vars: { run_id: runIdOf(rollout.rolloutKey), base_url: appUrlOf(task, stack) } });
+    const evaluation = await evaluateLocally({ task, stack, parallelism: task.parallelSafe ? 4 : 1, artifactsDir: mkdtempSync(join(tmpdir(), 'rescore-')), log, vars: { run_id: runIdOf(rollout.rolloutKey), base_url: appUrlOf(task, stack) } });
     const before = new Map(nodeResults.map((n) => [n.nodeId, n.status]));
     return {
       rolloutKey: rollout.rolloutKey,

@@ -88,6 +88,7 @@ export function loadNativeTask(dirArg: string): LoadResult {
     environment: { composeFile, ...m.environment },
     dagFile,
     dag: check.dag,
+    ...(m.evaluation.parallelSafe ? { parallelSafe: true } : {}),
     solution: m.solution && solutionDir ? { dir: solutionDir, start: m.solution.start } : undefined,
     variables: m.variables,
     ...(m.forbiddenSources ? { forbiddenSources: m.forbiddenSources } : {}),

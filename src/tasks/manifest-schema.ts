@@ -84,7 +84,17 @@ export const TaskManifestSchema = z
         databases: z.record(z.string().regex(/^[A-Za-z0-9_-]+$/), DatabaseSchema).optional(),
       })
       .strict(),
-    evaluation: z.object({ dag: Rel }).strict(),
+    evaluation: z
+      .object({
+        dag: Rel,
+        /**
+         * true: no two nodes that may run at once change state the other reads, so evaluation
+         * runs nodes in parallel by default (docs/scoring.md#evaluation-order); false (default):
+         * one at a time in topological order, as the published evaluator did
+         */
+        parallelSafe: z.boolean().default(false),
+      })
+      .strict(),
     solution: z.object({ dir: Rel, start: z.string().min(1) }).strict().optional(),
     variables: z.record(z.string(), JsonSchema).default({}),
     /** CPU, memory and pids limits of the agent's container (docs/security.md) */

@@ -19,6 +19,7 @@ export function planOf(task: Task): EvalPlan {
     taskHash: task.hash,
     nodes,
     order: topoOrder(nodes),
+    defaultParallelism: task.parallelSafe ? 4 : 1,
     trajectories: Object.fromEntries(Object.entries(task.dag.trajectories).map(([k, t]) => [k, t.nodeIds])),
   };
 }

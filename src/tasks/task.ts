@@ -28,6 +28,8 @@ export interface Task {
   };
   dagFile: string;
   dag: Dag;
+  /** the task declares that its nodes may be evaluated in parallel (task.yaml evaluation.parallelSafe) */
+  parallelSafe?: boolean;
   solution?: { dir: string; start: string };
   variables: Record<string, Json>;
   /** upstream codebases the agent must not clone or download (task.yaml forbiddenSources) */

@@ -20,7 +20,7 @@ function zodIssues(file: string, err: z.ZodError, prefix: string, nodeId?: strin
  * Check a dag.json value: shape, unique ids, known prereqs, no cycles, methods, maxScore > 0 and
  * every primitive's inputs against that primitive's schema. Returns every issue, not just the first.
  */
-export function checkDag(raw: unknown, file: string, extraTrajectories?: Record<string, string[]>, opts: { allowZeroMaxScore?: boolean } = {}): DagCheck {
+export function checkDag(raw: unknown, file: string, extraTrajectories?: Record<string, string[]>, opts: { allowZeroMaxScore?: boolean; allowUnknownPrereqs?: boolean } = {}): DagCheck {
   const issues: InputIssue[] = [];
   const unsupported: Record<string, number> = {};
   const top = RawDagSchema.safeParse(raw);
@@ -73,7 +73,9 @@ export function checkDag(raw: unknown, file: string, extraTrajectories?: Record<
   const index = new Map(nodes.map((n, i) => [n.id, i]));
   nodes.forEach((n) => {
     n.prereqs.forEach((p, k) => {
-      if (!index.has(p)) issues.push({ file, path: `nodes[${seen.get(n.id)}].prereqs[${k}]`, nodeId: n.id, message: `unknown prereq "${p}"` });
+      // a published DAG may name a prereq that is not a node (cvyocaao's dag_cv2.json): it never
+      // passes, so the node is always SKIPPED_DEPENDENCY (the scheduler's rule), counted as unreachable
+      if (!index.has(p) && !opts.allowUnknownPrereqs) issues.push({ file, path: `nodes[${seen.get(n.id)}].prereqs[${k}]`, nodeId: n.id, message: `unknown prereq "${p}"` });
       if (p === n.id) issues.push({ file, path: `nodes[${seen.get(n.id)}].prereqs[${k}]`, nodeId: n.id, message: 'a node cannot depend on itself' });
     });
   });

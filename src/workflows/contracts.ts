@@ -39,11 +39,15 @@ export const RolloutInputSchema = z
     imageMap: z.record(z.string(), z.string()).optional(),
     evaluation: z
       .object({
-        parallelism: z.number().int().min(1).max(64).default(4),
+        /**
+         * DAG nodes evaluated at once. Unset: the task's own default (EvalPlan.defaultParallelism):
+         * one at a time in the published order unless the task declares parallel evaluation safe.
+         */
+        parallelism: z.number().int().min(1).max(64).optional(),
         judge: JudgeSettingsSchema.default({ enabled: true, model: 'claude-sonnet-4-5-20250929' }),
       })
       .strict()
-      .default({ parallelism: 4, judge: { enabled: true, model: 'claude-sonnet-4-5-20250929' } }),
+      .default({ judge: { enabled: true, model: 'claude-sonnet-4-5-20250929' } }),
   })
   .strict();
 export type RolloutInput = z.infer<typeof RolloutInputSchema>;
@@ -77,6 +81,8 @@ export interface EvalPlan {
   nodes: PlanNode[];
   /** topological order, stable in file order */
   order: string[];
+  /** nodes at once when the rollout does not say: 1 (the published evaluator's order) unless the task declares parallel evaluation safe */
+  defaultParallelism?: number;
   trajectories: Record<string, string[]>;
 }
 

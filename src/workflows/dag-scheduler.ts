@@ -25,9 +25,10 @@ export class DagScheduler {
       for (const id of this.plan.order) {
         if (this.started.has(id)) continue;
         const n = this.byId.get(id)!;
+        // a prereq that is not a node (published DAGs have a few) never passes
         const failed = n.prereqs.filter((p) => {
           const o = this.outcomes.get(p);
-          return o !== undefined && o.status !== 'PASSED';
+          return (o !== undefined && o.status !== 'PASSED') || !this.byId.has(p);
         });
         if (failed.length === 0) continue;
         const o = skippedOutcome(n, failed);

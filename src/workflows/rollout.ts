@@ -148,6 +148,8 @@ async function evaluateDag(
   onChange: () => void,
 ): Promise<NodeOutcome[]> {
   const sched = new DagScheduler(prov.plan);
+  // unset: the task's default — one node at a time unless it declares parallel evaluation safe
+  const parallelism = input.evaluation.parallelism ?? prov.plan.defaultParallelism ?? 1;
   const running = new Map<string, Promise<void>>();
   const record = (o: NodeOutcome) => {
     sched.complete(o);
@@ -159,7 +161,7 @@ async function evaluateDag(
       progress.nodesDone = sched.finished;
       progress.statusCounts[o.status] = (progress.statusCounts[o.status] ?? 0) + 1;
     });
-    for (const n of sched.takeReady(input.evaluation.parallelism - running.size)) {
+    for (const n of sched.takeReady(parallelism - running.size)) {
       const p = acts
         .evaluateNode({ ref, nodeId: n.id, vars: sched.contextFor(n.id), judge: input.evaluation.judge })
         .then(record)

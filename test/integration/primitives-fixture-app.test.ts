@@ -74,8 +74,8 @@ after(async () => {
   rmSync(artifacts, { recursive: true, force: true });
 });
 
-/** Set up the variant (workspace, schema, server) and evaluate the DAG as the workflow would, 4 nodes at a time. */
-async function evaluate(broken?: Break): Promise<Map<string, NodeOutcome & { stepMessages: string[] }>> {
+/** Set up the variant (workspace, schema, server) and evaluate the DAG as the workflow would, 4 nodes at a time (or `parallelism`). */
+async function evaluate(broken?: Break, parallelism = 4): Promise<Map<string, NodeOutcome & { stepMessages: string[] }>> {
   writeWorkspace(wsDir, broken);
   await pg.sql(schemaSql(broken));
   const app = await startFixtureApp({ pgPort: pg.port, pgPassword: PG_PASSWORD, workspaceDir: wsDir, broken });
@@ -90,7 +90,7 @@ async function evaluate(broken?: Break): Promise<Map<string, NodeOutcome & { ste
     const running = new Map<string, Promise<void>>();
     while (!sched.done()) {
       for (const o of sched.takeBlocked()) out.set(o.nodeId, { ...o, stepMessages: [] });
-      for (const p of sched.takeReady(4 - running.size)) {
+      for (const p of sched.takeReady(parallelism - running.size)) {
         const node = byId.get(p.id)!;
         const env = containerEnv(ws, { services: { db: pg.container }, baseUrl: app.url, sql: pg.sql, workspace: '/app' });
         Object.assign(env, {
@@ -157,6 +157,14 @@ describe('the fixture app against its DAG (every primitive)', () => {
     assert.equal(out.get('UI_LAYOUT_JUDGE')!.score, 5);
     assert.equal(out.get('ARCH_JUDGE')!.score, 4);
     assert.ok(fake.calls.some((c) => c.images === 1 && /a list showing the items/.test(c.text)), 'the UI rubric came from rubric_file, with the screenshot attached');
+  });
+
+  test('evaluation order cannot change results: one node at a time and four at a time agree (the task declares parallelSafe)', async () => {
+    assert.equal(task.parallelSafe, true);
+    const seq = await evaluate(undefined, 1);
+    const par = await evaluate(undefined, 4);
+    const view = (m: Map<string, NodeOutcome>) => [...m.values()].map((o) => `${o.nodeId} ${o.status} ${o.score}`).sort();
+    assert.deepEqual(view(par), view(seq));
   });
 
   for (const broken of Object.keys(BREAKS) as Break[]) {

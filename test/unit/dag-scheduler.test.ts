@@ -59,3 +59,11 @@ test('runLast nodes wait until every other node has finished (skipped ones inclu
   s.takeBlocked();
   assert.deepEqual(s.takeReady(10).map((n) => n.id), ['CHANGE_PASSWORD']);
 });
+
+test('a prereq that is not a node never passes: its dependent is SKIPPED_DEPENDENCY, the run does not stall', () => {
+  const s = new DagScheduler(planOf([pn('A'), pn('B', ['GONE'])]));
+  const skipped = s.takeBlocked();
+  assert.deepEqual(skipped.map((o) => [o.nodeId, o.status]), [['B', 'SKIPPED_DEPENDENCY']]);
+  assert.match(skipped[0].message, /GONE/);
+  assert.deepEqual(s.takeReady(5).map((n) => n.id), ['A']);
+});

@@ -14,6 +14,7 @@ import { loadPublishedTask, parseTestUsers, promptSection, WORKSPACE_VOLUME } fr
 import { importPublishedTask } from '../../src/tasks/import-published';
 import { manifestExtras } from '../../src/primitives/auth/task-roles';
 import { corpusOpt, publishedTask } from '../helpers/published';
+import { planOf } from '../../src/tasks/plan';
 
 const repoRoot = resolve(__dirname, '..', '..', '..');
 const AOIWQOIQ = () => publishedTask('task_aoiwqoiq');
@@ -118,6 +119,7 @@ describe('published layout: task_aoiwqoiq (acceptance 1)', () => {
     assert.equal(t.dag.nodes.reduce((a, n) => a + n.scoring.maxScore, 0), 571);
     assert.equal(t.dag.nodes.filter((n) => n.scoring.method === 'llm-judge').length, 22);
     assert.deepEqual(Object.keys(t.unsupported), []);
+    assert.equal(planOf(t).defaultParallelism, 1, 'a published task is evaluated one node at a time, in the published order');
     assert.equal(t.environment.appService, 'app');
     assert.equal(t.environment.appPort, 8020);
     assert.equal(t.environment.workspace, '/app');
