@@ -17,6 +17,10 @@ export interface NodeRecord extends NodeOutcome {
   description: string;
   inputsVars: string[];
   steps: unknown[];
+  /** the run's date/time variables (one instant per evaluation) */
+  clock?: { family: string; at: string; values: Record<string, string> };
+  /** declared setups whose values the node read */
+  setup?: { names: string[]; failures: string[] };
   error?: unknown;
   finishedAt: string;
 }
@@ -43,7 +47,7 @@ async function evaluate(i: EvaluateNodeInput): Promise<NodeOutcome> {
   if (judge) env.judge = judge;
   const vars = { run_id: runIdOf(i.ref.rolloutKey), base_url: env.baseUrl, ...task.variables, ...i.vars };
   const started = Date.now();
-  const run = await runNode(node, env, { judgeEnabled: !!judge, vars });
+  const run = await runNode(node, env, { judgeEnabled: !!judge, vars, ...(i.clockAt ? { clockAt: i.clockAt } : {}) });
   const record: NodeRecord = {
     nodeId: node.id,
     description: node.description,
@@ -59,6 +63,8 @@ async function evaluate(i: EvaluateNodeInput): Promise<NodeOutcome> {
     taskHash: i.ref.taskHash,
     inputsVars: Object.keys(vars),
     steps: run.steps,
+    ...(run.clock ? { clock: run.clock } : {}),
+    ...(run.setup ? { setup: run.setup } : {}),
     error: run.error,
     finishedAt: new Date().toISOString(),
   };

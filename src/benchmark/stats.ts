@@ -4,6 +4,7 @@ import { BACKBONES, backboneOf, UNMAPPED } from '../scoring/backbone';
 import { loadAnyTask } from '../tasks/load';
 import type { Task } from '../tasks/task';
 import type { PublishedLoadResult } from '../tasks/published';
+import { knownVariables } from '../tasks/placeholders';
 import { unreachableOf, type Unreachable } from '../tasks/unreachable';
 import { PAPER, PUBLISHED_TASK_IDS } from './paper';
 
@@ -61,7 +62,7 @@ export function taskStats(task: Task, issues: number, declared: TaskStats['decla
     judgeNodes,
     judgeMaxScore: r3(judgeMax),
     backbone,
-    unreachable: unreachableOf(task.dag, task.dag.nodes, { variables: Object.keys(task.variables), publishedIdCapture: task.publishedIdCapture }),
+    unreachable: unreachableOf(task.dag, task.dag.nodes, { variables: knownVariables(task), publishedIdCapture: task.publishedIdCapture }),
     unmapped: [...unmapped].sort(),
     issues,
     declared,

@@ -1,5 +1,6 @@
 import { formatIssue } from '../errors';
 import { loadAnyTask } from '../tasks/load';
+import { knownVariables } from '../tasks/placeholders';
 import { textTable } from '../report/table';
 import { unreachableOf } from '../tasks/unreachable';
 
@@ -27,7 +28,7 @@ export function validateTaskCommand(dir: string, out: NodeJS.WritableStream = pr
     w(`  dag: ${task.dagFile}`);
     w(`  nodes: ${nodes.length}   total maxScore: ${total}   llm-judge nodes: ${judge.length} (maxScore ${judge.reduce((a, n) => a + n.scoring.maxScore, 0)})`);
     w(`  prereq edges: ${nodes.reduce((a, n) => a + n.prereqs.length, 0)}   roots: ${nodes.filter((n) => n.prereqs.length === 0).length}`);
-    const u = unreachableOf(task.dag, nodes, { variables: Object.keys(task.variables), publishedIdCapture: task.publishedIdCapture });
+    const u = unreachableOf(task.dag, nodes, { variables: knownVariables(task), publishedIdCapture: task.publishedIdCapture });
     w(`  unreachable maxScore: ${u.maxScore} of ${total} (published stubs ${u.byCause.stub}, placeholders nothing produces ${u.byCause.placeholder}, behind those ${u.byCause.dependency})`);
     w();
     w(textTable(['method', 'nodes', 'maxScore'], by((n) => n.scoring.method)));

@@ -1,5 +1,7 @@
 import type { Json } from '../json';
 import { resolvePartially } from '../primitives/template';
+import { clockValues } from '../primitives/run-clock';
+import { captureStep } from '../primitives/step-captures';
 import type { NodeOutcome } from '../scoring/types';
 import { scoreTask, type TaskScore } from '../scoring/task-score';
 import { nodeExports, produced } from '../tasks/placeholders';
@@ -35,7 +37,7 @@ export interface DryRun {
  * from (a capture of an earlier step, a prereq, a node it runs after) or says nothing produces it.
  */
 export function dryRunTask(task: Task, extraVars: Record<string, Json> = {}): DryRun {
-  const vars: Record<string, Json> = { run_id: 'dry-run', base_url: `http://${task.environment.appService}:${task.environment.appPort}`, ...task.variables, ...extraVars };
+  const vars: Record<string, Json> = { run_id: 'dry-run', base_url: `http://${task.environment.appService}:${task.environment.appPort}`, ...clockValues(task.clock, new Date().toISOString()), ...task.variables, ...extraVars };
   const order = topoOrder(task.dag.nodes);
   const exportsOf = nodeExports(task.dag);
   const byId = new Map(task.dag.nodes.map((n) => [n.id, n]));
@@ -50,6 +52,10 @@ export function dryRunTask(task: Task, extraVars: Record<string, Json> = {}): Dr
         return p.exported.includes(head) || p.local.includes(head);
       });
       if (inChain >= 0) return `captured by step ${inChain} of this node`;
+      const cap = (n.captures ?? []).find((c) => c.name === head && (captureStep(c, n.chain) ?? Infinity) < stepIndex);
+      if (cap) return `captured by the node's captures from step ${captureStep(cap, n.chain)}`;
+      const setup = (task.setup ?? []).findIndex((s) => s.exports.includes(head));
+      if (setup >= 0) return `the task's declared setup[${setup}] (run once before the first node that reads it)`;
       const from = [...ancestors].reverse().find((a) => exportsOf.get(a)?.has(head));
       if (from) return `captured by prereq ${from}`;
       const after = (n.after ?? []).filter((a) => exportsOf.get(a)?.has(head));

@@ -21,6 +21,7 @@ export interface LocalEvaluation {
  */
 export async function evaluateLocally(opts: { task: Task; stack: StackRef; parallelism: number; artifactsDir: string; log: Logger; judge?: JudgePort; vars?: Record<string, Json> }): Promise<LocalEvaluation> {
   const started = Date.now();
+  const clockAt = new Date(started).toISOString();
   const sched = new DagScheduler(planOf(opts.task));
   const byId = new Map(opts.task.dag.nodes.map((n) => [n.id, n]));
   const runs = new Map<string, NodeRun>();
@@ -33,7 +34,7 @@ export async function evaluateLocally(opts: { task: Task; stack: StackRef; paral
       if (opts.judge) env.judge = opts.judge;
       const vars = { base_url: env.baseUrl, ...opts.task.variables, ...(opts.vars ?? {}), ...sched.contextFor(p.id) };
       const t0 = Date.now();
-      const job = runNode(node, env, { judgeEnabled: !!opts.judge, vars }).then((run) => {
+      const job = runNode(node, env, { judgeEnabled: !!opts.judge, vars, clockAt }).then((run) => {
         runs.set(p.id, run);
         sched.complete({ nodeId: p.id, status: run.status, score: run.score, maxScore: p.maxScore, method: p.method, category: p.category, subcategory: p.subcategory, message: run.message, exports: run.exports, durationMs: Date.now() - t0 });
       });

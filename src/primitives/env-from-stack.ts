@@ -3,6 +3,7 @@ import { mkdirSync } from 'node:fs';
 import type { Logger } from 'pino';
 import { docker, exec, readFile } from '../sandbox';
 import { rolesPort } from './auth/provider';
+import { taskSetupPort } from './task-setup';
 import { manifestExtras, PUBLISHED_NO_ROLES } from './auth/task-roles';
 import type { Task } from '../tasks/task';
 import type { StackRef } from '../workflows/contracts';
@@ -54,6 +55,8 @@ export function envFromStack(task: Task, stack: StackRef, artifactsDir: string, 
     taskDir: task.dir,
     roles,
     compat: { publishedIdCapture: extras.publishedIdCapture },
+    ...(task.clock ? { runClock: task.clock } : {}),
+    ...(task.setup?.length ? { taskSetup: taskSetupPort(task.setup, stack.project) } : {}),
     // published DAGs address other services by their compose host port (http://localhost:9201/…)
     hostPortUrl: (() => {
       let ports: ReturnType<typeof publishedHostPorts> | undefined;

@@ -50,6 +50,13 @@ export const P13 = definePrimitive({
   name: 'auth_login',
   schema: P13Schema,
   produces: (inputs) => ({ exported: Array.isArray(inputs.token_as) ? inputs.token_as.filter((x): x is string => typeof x === 'string') : [], local: ['auth_role', 'auth_username'] }),
+  // a step's inline login and send_headers are templated by the roles port with the role's
+  // username/password, the token and the login's captures (docs/primitives.md#roles)
+  ownPlaceholders: (inputs) => {
+    const login = inputs.login && typeof inputs.login === 'object' ? (inputs.login as { capture?: unknown }) : {};
+    const captures = login.capture && typeof login.capture === 'object' ? Object.keys(login.capture) : [];
+    return inputs.login || inputs.send_headers ? ['username', 'password', 'token', ...captures] : [];
+  },
   async run(input, ctx) {
     const refused = input.expect === 'refused';
     let pre = '';

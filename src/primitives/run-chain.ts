@@ -5,7 +5,9 @@ import type { NodeStatus } from '../scoring/types';
 import { releaseChain } from './chain-resources';
 import { findPrimitive } from './registry';
 import { writeResponseLog } from './response-log';
-import { resolveTemplates } from './template';
+import { applyCaptures, type CaptureOutcome } from './step-captures';
+import { placeholdersIn, resolveTemplates } from './template';
+import { clockValues } from './run-clock';
 import type { ChainState, PrimitiveEnv, PrimitiveOutcome } from './types';
 
 export interface StepRecord {
@@ -16,6 +18,8 @@ export interface StepRecord {
   passed: boolean;
   message: string;
   data?: Record<string, unknown>;
+  /** what the node's `captures` took from this step's response */
+  captures?: CaptureOutcome;
   durationMs: number;
 }
 
@@ -25,6 +29,10 @@ export interface NodeRun {
   message: string;
   steps: StepRecord[];
   exports: Record<string, Json>;
+  /** the run's date/time variables this node saw (the task's clock family; the same for every node of a run) */
+  clock?: { family: string; at: string; values: Record<string, string> };
+  /** declared setups whose values this node read (names), and why any failed */
+  setup?: { names: string[]; failures: string[] };
   error?: { name: string; message: string; stack?: string };
 }
 
@@ -33,6 +41,8 @@ export interface RunNodeOptions {
   judgeEnabled: boolean;
   /** variables visible to the chain: task variables + exports of prereqs */
   vars: Record<string, Json>;
+  /** the evaluation's start (ISO): the instant of the task's clock variables, the same for every node of a run */
+  clockAt?: string;
 }
 
 /**
@@ -45,22 +55,29 @@ export async function runNode(node: DagNode, env: PrimitiveEnv, opts: RunNodeOpt
   if (method === 'llm-judge' && !opts.judgeEnabled) {
     return { status: 'SKIPPED_LLM', score: 0, message: 'LLM judge disabled or unavailable: node left out of both sums', steps: [], exports: {} };
   }
-  const state: ChainState = { vars: { ...opts.vars }, exports: {} };
+  const clock = env.runClock ? { family: env.runClock, at: opts.clockAt ?? new Date().toISOString() } : undefined;
+  const clockVars = clock ? clockValues(clock.family, clock.at) : {};
+  const state: ChainState = { vars: { ...clockVars, ...opts.vars }, exports: {} };
+  const setup = await setupValues(node, env, state.vars);
+  Object.assign(state.vars, setup?.values ?? {});
+  const recorded = { ...(clock ? { clock: { ...clock, values: clockVars } } : {}), ...(setup ? { setup: { names: setup.names, failures: setup.failures } } : {}) };
   const steps: StepRecord[] = [];
   const passes: boolean[] = [];
   let judge: { skipped: true } | { skipped: false; score: number } | undefined;
   try {
     for (const [index, step] of node.chain.entries()) {
       const started = Date.now();
+      const before = state.last;
       const outcome = await runStep(step.type, step.inputs, env, state, node.id, node.prereqs, node.idCapture);
-      steps.push({ index, type: step.type, inputs: outcome.resolved, passed: outcome.result.passed, message: outcome.result.message, data: outcome.result.data, durationMs: Date.now() - started });
+      const captures = node.captures ? applyCaptures(node.captures, index, state, before, node.id) : undefined;
+      steps.push({ index, type: step.type, inputs: outcome.resolved, passed: outcome.result.passed, message: outcome.result.message, data: outcome.result.data, ...(captures ? { captures } : {}), durationMs: Date.now() - started });
       passes.push(outcome.result.passed);
       if (outcome.result.judge) judge = outcome.result.judge.skipped ? { skipped: true } : { skipped: false, score: outcome.result.judge.score };
       if (!outcome.result.passed && !continuesAfterFailure(method)) break;
     }
   } catch (err) {
     const e = err as Error;
-    return { status: 'ERROR', score: 0, message: `${e.name}: ${e.message}`, steps, exports: state.exports, error: { name: e.name, message: e.message, stack: e.stack } };
+    return { status: 'ERROR', score: 0, message: `${e.name}: ${e.message}`, steps, exports: state.exports, ...recorded, error: { name: e.name, message: e.message, stack: e.stack } };
   } finally {
     // a browser page kept open by BROWSER_INTERACT for later steps of this chain
     await releaseChain(state);
@@ -74,7 +91,16 @@ export async function runNode(node: DagNode, env: PrimitiveEnv, opts: RunNodeOpt
   const { status, score } = scoreNode({ method, maxScore, chainLength: node.chain.length, passes, judge });
   // captures of any outcome: dependents only run after PASSED prereqs, while nodes that run `after`
   // this one (the published run-wide context) see what it captured whatever its status
-  return { status, score, message: summarize(status, steps, node.chain.length), steps, exports: state.exports };
+  const failed = setup?.failures.length ? `; declared setup failed: ${setup.failures.join('; ')}` : '';
+  return { status, score, message: `${summarize(status, steps, node.chain.length)}${failed}`, steps, exports: state.exports, ...recorded };
+}
+
+/** The values of the task's declared setups that this chain reads and does not have yet. */
+async function setupValues(node: DagNode, env: PrimitiveEnv, vars: Record<string, Json>): Promise<{ names: string[]; values: Record<string, Json>; failures: string[] } | undefined> {
+  if (!env.taskSetup) return undefined;
+  const names = [...placeholdersIn(node.chain.map((s) => s.inputs))].map((n) => n.split('.')[0]).filter((n, i, a) => a.indexOf(n) === i && vars[n] === undefined && env.taskSetup!.provides(n));
+  if (!names.length) return undefined;
+  return { names, ...(await env.taskSetup.values(names, env, vars)) };
 }
 
 async function runStep(type: string, rawInputs: Record<string, unknown>, env: PrimitiveEnv, state: ChainState, nodeId: string, prereqs: readonly string[] = [], idCapture?: boolean): Promise<{ resolved: unknown; result: PrimitiveOutcome }> {
@@ -82,7 +108,8 @@ async function runStep(type: string, rawInputs: Record<string, unknown>, env: Pr
   if (!primitive) return { resolved: rawInputs, result: { passed: false, message: `primitive ${type} is not supported` } };
   let resolved: unknown;
   try {
-    resolved = resolveTemplates(rawInputs, { ...state.vars, ...lastVars(state) });
+    const own = primitive.ownPlaceholders?.(rawInputs);
+    resolved = resolveTemplates(rawInputs, { ...state.vars, ...lastVars(state) }, own?.length ? { keep: new Set(own) } : {});
   } catch (err) {
     return { resolved: rawInputs, result: { passed: false, message: (err as Error).message } };
   }

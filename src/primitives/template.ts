@@ -30,17 +30,21 @@ function render(v: Json): string {
  * placeholder takes the variable's JSON type (so ids stay numbers); embedded ones are rendered as
  * text (JSON for non-strings — never Python-style `True`). Unresolved names throw, naming them.
  */
-export function resolveTemplates<T>(value: T, vars: Record<string, Json>): T {
+export function resolveTemplates<T>(value: T, vars: Record<string, Json>, opts: { keep?: ReadonlySet<string> } = {}): T {
   const missing = new Set<string>();
+  // names the primitive resolves itself (P13's {{username}} in a login body): left as written
+  const kept = (name: string) => !!opts.keep?.has(name.split('.')[0]);
   const walk = (v: unknown): unknown => {
     if (typeof v === 'string') {
       const whole = WHOLE.exec(v);
+      if (whole && kept(whole[1])) return v;
       if (whole) {
         const found = lookup(vars, whole[1]);
         if (found === undefined) missing.add(whole[1]);
         return found === undefined ? v : found;
       }
       return v.replace(PLACEHOLDER, (m, name: string) => {
+        if (kept(name)) return m;
         const found = lookup(vars, name);
         if (found === undefined) {
           missing.add(name);

@@ -107,6 +107,18 @@ export interface PrimitiveEnv {
    * reach another service of the stack. Unset, or undefined for a port no service publishes.
    */
   hostPortUrl?(port: number): string | undefined;
+  /** the task's date/time variables (src/primitives/run-clock.ts family, published tasks' pack `clock`) */
+  runClock?: string;
+  /** the task's declared setups (the benchmark pack's `setup`): values computed once per running system */
+  taskSetup?: TaskSetupPort;
+}
+
+/** Declared setups of a task (src/primitives/task-setup.ts). */
+export interface TaskSetupPort {
+  /** does a setup export this variable? */
+  provides(name: string): boolean;
+  /** run (once per running system) the setups that export any of `names`; their values, and why any failed */
+  values(names: string[], env: PrimitiveEnv, vars: Record<string, Json>): Promise<{ values: Record<string, Json>; failures: string[] }>;
 }
 
 /** Credentials of one role, as P13 obtained them. Values are secrets: never logged or recorded. */
@@ -218,6 +230,11 @@ export interface Primitive<S extends z.ZodType = z.ZodType> {
    * nodes, `local` ones only later steps of the same chain. Used by the load-time placeholder check.
    */
   produces?(inputs: Record<string, unknown>): { exported: string[]; local: string[] };
+  /**
+   * Placeholder names this primitive fills itself (e.g. P13's `{{username}}`/`{{password}}` in a
+   * login body are the role's): the chain leaves them as written and the load-time check skips them.
+   */
+  ownPlaceholders?(inputs: Record<string, unknown>): string[];
 }
 
 export function definePrimitive<S extends z.ZodType>(p: Primitive<S>): Primitive<S> {

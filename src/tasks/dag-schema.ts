@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { NodeCaptureSchema, type NodeCapture } from '../primitives/capture-schema';
 
 /**
  * dag.json as written by task authors — ours and the published SaaSBench files. Node-level keys
@@ -55,11 +56,13 @@ export const RawNodeSchema = z
     id_capture: z.boolean().optional(),
     /** run after every node without run_last has finished (it changes state the others rely on) */
     run_last: z.boolean().optional(),
+    /** variables taken from the responses of this chain's steps (src/primitives/step-captures.ts) */
+    captures: z.array(NodeCaptureSchema).optional(),
   })
   .catchall(z.unknown())
   .superRefine((v, ctx) => {
     for (const k of Object.keys(v)) {
-      const known = ['id', 'prereqs', 'primitive_chain', 'scoring', 'id_capture', 'run_last', ...INFO_NODE_KEYS];
+      const known = ['id', 'prereqs', 'primitive_chain', 'scoring', 'id_capture', 'run_last', 'captures', ...INFO_NODE_KEYS];
       if (!known.includes(k) && !noteKey(k)) {
         ctx.addIssue({ code: 'custom', path: [k], message: `unknown node key "${k}"` });
       }
@@ -101,6 +104,8 @@ export interface DagNode {
   /** false: no published id capture on this node's responses */
   idCapture?: boolean;
   runLast?: boolean;
+  /** variables taken from the responses of its steps (dag.json `captures`) */
+  captures?: NodeCapture[];
   /**
    * Nodes this one runs after without depending on them: it reads variables they capture (the
    * published evaluator's run-wide context; computed by the published loader). Their status does

@@ -2,11 +2,21 @@ import type { InputIssue } from '../errors';
 import { jsonPath } from '../json';
 import { findPrimitive } from '../primitives/registry';
 import { ID_LIKE } from '../primitives/published-id-capture';
+import { captureStep } from '../primitives/step-captures';
+import { clockNames } from '../primitives/run-clock';
 import type { Dag } from './dag-schema';
 import { ancestorsInOrder, topoOrder } from './topo';
 
 /** Variables every chain has (src/activities/evaluate-node.ts). */
 export const BUILTIN_VARS = ['run_id', 'base_url'];
+
+/**
+ * The names a task provides to every chain besides the builtins: its variables, its clock's
+ * date/time variables and what its declared setups export.
+ */
+export function knownVariables(t: { variables: Record<string, unknown>; clock?: string; setup?: readonly { exports: readonly string[] }[] }): string[] {
+  return [...Object.keys(t.variables), ...clockNames(t.clock), ...(t.setup ?? []).flatMap((s) => s.exports)];
+}
 
 /** Step types whose response the published-compatibility id capture reads. */
 const HTTP_TYPES = new Set(['P04', 'HTTP_REQUEST', 'P05', 'API_CRUD', 'P14', 'PERMISSION_CHECK', 'P16', 'RESPONSE_TIME_CHECK', 'P23', 'FILE_UPLOAD_DOWNLOAD', 'P24', 'QUEUE_JOB_CHECK', 'P26', 'SEARCH_QUERY', 'P27', 'WEBHOOK_DELIVERY', 'P28', 'EMAIL_DELIVERY', 'P29', 'MULTI_STEP_WORKFLOW']);
@@ -39,6 +49,15 @@ export function produced(type: string, inputs: Record<string, unknown>): { expor
     return p?.produces?.(inputs) ?? { exported: [], local: [] };
   } catch {
     return { exported: [], local: [] };
+  }
+}
+
+/** Names a primitive fills itself (Primitive.ownPlaceholders). */
+function ownPlaceholders(type: string, inputs: Record<string, unknown>): string[] {
+  try {
+    return findPrimitive(type)?.ownPlaceholders?.(inputs) ?? [];
+  } catch {
+    return [];
   }
 }
 
@@ -86,13 +105,17 @@ export function unresolvedPlaceholders(dag: Dag, rawNodes: readonly unknown[], o
       if (NAMESPACE.test(a) && exportsOf.get(a)?.size) namespaces.set(a, exportsOf.get(a)!);
       http ||= !!httpIn.get(a);
     }
-    for (const a of n.after ?? []) for (const v of exportsOf.get(a) ?? []) available.add(v);
+    for (const a of n.after ?? []) {
+      for (const v of exportsOf.get(a) ?? []) available.add(v);
+      if (NAMESPACE.test(a) && exportsOf.get(a)?.size) namespaces.set(a, exportsOf.get(a)!);
+    }
     const i = indexOf.get(n.id);
     n.chain.forEach((step, j) => {
       const seen = new Set<string>();
+      const own = new Set(ownPlaceholders(step.type, step.inputs));
       for (const ph of placeholders(step.inputs)) {
         const [head, second] = ph.name.split('.');
-        if (available.has(head) || (o.publishedIdCapture && http && compatName(ph.name))) continue;
+        if (own.has(head) || available.has(head) || (o.publishedIdCapture && http && compatName(ph.name))) continue;
         // `{{NODE_ID.var}}`: a capture of that ancestor, by its namespace
         if (second !== undefined && namespaces.get(head)?.has(second)) continue;
         const where = jsonPath(ph.path, `nodes[${i ?? '?'}].primitive_chain[${j}].inputs`);
@@ -102,6 +125,7 @@ export function unresolvedPlaceholders(dag: Dag, rawNodes: readonly unknown[], o
       }
       const p = produced(step.type, step.inputs);
       for (const v of [...p.exported, ...p.local]) available.add(v);
+      for (const c of n.captures ?? []) if (captureStep(c, n.chain) === j) available.add(c.name);
       http ||= n.idCapture !== false && HTTP_TYPES.has(step.type.toUpperCase());
     });
   }
@@ -114,6 +138,7 @@ export function nodeExports(dag: Dag): Map<string, Set<string>> {
   for (const n of dag.nodes) {
     const ex = new Set<string>();
     for (const s of n.chain) for (const v of produced(s.type, s.inputs).exported) ex.add(v);
+    for (const c of n.captures ?? []) if (!c.local) ex.add(c.name);
     exportsOf.set(n.id, ex);
   }
   return exportsOf;

@@ -1,5 +1,6 @@
 import type { Json } from '../json';
 import type { RolesDecl } from '../primitives/auth/roles-schema';
+import type { SetupItem } from '../primitives/task-setup';
 import type { Dag } from './dag-schema';
 import type { DatabaseTarget } from './manifest-schema';
 
@@ -42,6 +43,10 @@ export interface Task {
   roles: RolesDecl;
   /** copy id-like fields of 2xx JSON responses into chain variables (published tasks; task.yaml `compat:`) */
   publishedIdCapture: boolean;
+  /** date/time variables computed once per evaluation (src/primitives/run-clock.ts family; published tasks: the pack's `clock`) */
+  clock?: string;
+  /** declared setups run once per running system, whose captures become variables (published tasks: the pack's `setup`) */
+  setup?: SetupItem[];
   /** resource limits of the agent's container (task.yaml `limits`); unset fields take the defaults */
   limits?: { cpus?: number; memoryBytes?: number; pids?: number };
   /** the agent's outbound network (task.yaml `network`): hosts reachable through the egress proxy */

@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import { jsonPath } from '../json';
 import type { InputIssue } from '../errors';
 import { findPrimitive, isKnownPublishedType } from '../primitives/registry';
+import { leavesResponse } from '../primitives/step-captures';
 import { RawDagSchema, RawNodeSchema, type Dag, type DagNode } from './dag-schema';
 import { zodInputIssues } from './zod-issues';
 
@@ -53,6 +54,12 @@ export function checkDag(raw: unknown, file: string, extraTrajectories?: Record<
       const checked = prim.schema.safeParse(step.inputs);
       if (!checked.success) issues.push(...zodIssues(file, checked.error, `${stepAt}.inputs`, n.id));
     });
+    (n.captures ?? []).forEach((c, k) => {
+      if (c.step === undefined) return;
+      const step = n.primitive_chain[c.step];
+      if (!step) issues.push({ file, path: `${at}.captures[${k}].step`, nodeId: n.id, message: `step ${c.step} is not in the chain (${n.primitive_chain.length} steps)` });
+      else if (findPrimitive(step.type) && !leavesResponse(step.type)) issues.push({ file, path: `${at}.captures[${k}].step`, nodeId: n.id, message: `step ${c.step} (${step.type}) leaves no response to capture from` });
+    });
     if (n.scoring.method === 'llm-judge') {
       const judges = n.primitive_chain.filter((s) => ['P17', 'LLM_JUDGE'].includes(s.type.toUpperCase())).length;
       if (judges !== 1) issues.push({ file, path: `${at}.primitive_chain`, nodeId: n.id, message: `an llm-judge node needs exactly one P17 step (found ${judges})` });
@@ -67,6 +74,7 @@ export function checkDag(raw: unknown, file: string, extraTrajectories?: Record<
       ...(n.notes ? { notes: n.notes } : {}),
       ...(n.id_capture !== undefined ? { idCapture: n.id_capture } : {}),
       ...(n.run_last ? { runLast: true } : {}),
+      ...(n.captures?.length ? { captures: n.captures } : {}),
     });
   });
 

@@ -199,6 +199,8 @@ export interface EvaluateNodeInput {
   /** exports of the node's transitive prereqs, merged in topological order */
   vars: Record<string, Json>;
   judge: JudgeSettings;
+  /** when the evaluation started (ISO): every node's date/time variables are computed from this one instant */
+  clockAt?: string;
 }
 
 export interface RolloutResult {

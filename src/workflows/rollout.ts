@@ -151,6 +151,8 @@ async function evaluateDag(
   // unset: the task's default — one node at a time unless it declares parallel evaluation safe
   const parallelism = input.evaluation.parallelism ?? prov.plan.defaultParallelism ?? 1;
   const running = new Map<string, Promise<void>>();
+  // workflow time (deterministic on replay): one instant for the whole evaluation's date variables
+  const clockAt = new Date().toISOString();
   const record = (o: NodeOutcome) => {
     sched.complete(o);
     progress.nodesDone = sched.finished;
@@ -163,7 +165,7 @@ async function evaluateDag(
     });
     for (const n of sched.takeReady(parallelism - running.size)) {
       const p = acts
-        .evaluateNode({ ref, nodeId: n.id, vars: sched.contextFor(n.id), judge: input.evaluation.judge })
+        .evaluateNode({ ref, nodeId: n.id, vars: sched.contextFor(n.id), judge: input.evaluation.judge, clockAt })
         .then(record)
         .finally(() => running.delete(n.id));
       running.set(n.id, p);

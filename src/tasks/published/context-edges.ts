@@ -26,8 +26,11 @@ export function addPublishedContextEdges(dag: Dag, rawNodes: readonly unknown[],
     const head = u.name.split('.')[0];
     const at = pos.get(u.nodeId);
     if (at === undefined) continue;
+    // `{{NODE.var}}` of a node that is not a prereq: that node, when it comes earlier and captures var
+    const [, second] = u.name.split('.');
+    const named = second !== undefined && exportsOf.get(head)?.has(second) ? head : undefined;
     for (const [producer, names] of exportsOf) {
-      if (producer === u.nodeId || !names.has(head)) continue;
+      if (producer === u.nodeId || (producer !== named && !names.has(head))) continue;
       const p = pos.get(producer);
       if (p === undefined || p >= at) continue;
       (added.get(u.nodeId) ?? added.set(u.nodeId, new Set()).get(u.nodeId)!).add(producer);

@@ -17,6 +17,8 @@ import { publishedPaths, promptSection, type PublishedPaths } from './layout';
 import { loadPackEntry, type PackEntry } from './pack';
 import { rolesUsed } from './roles-used';
 import { addPublishedContextEdges } from './context-edges';
+import { applyPackCaptures, checkPackSetup } from './pack-apply';
+import { clockNames } from '../../primitives/run-clock';
 import { declaredTotalNotes, declaredTotals, readScoringConfig, trajectoriesOf } from './scoring-config';
 import { parseAuthHeaders, parseTestUsers, userVariables } from './settings';
 
@@ -92,6 +94,15 @@ export function loadPublishedTask(dirArg: string, opts: { dag?: string; derivedD
   if (rawDag === undefined) return { task: null, issues, notes };
   const norm = normalizePublishedDag(rawDag, { task: p.publishedId, file: p.dagFile });
   issues.push(...norm.issues);
+  // the pack's rules for the published evaluator's implicit captures, on the canonical nodes
+  if (pack?.captures?.length) {
+    const applied = applyPackCaptures(norm.dag.nodes, pack.captures, packFile);
+    issues.push(...applied.issues);
+    notes.push(`benchmark pack: ${pack.captures.length} capture rule(s) on ${applied.nodes} node(s) (the published evaluator's implicit captures; docs/compatibility.md#chain-context)`);
+  }
+  if (pack?.setup?.length) issues.push(...checkPackSetup(pack.setup, packFile));
+  const known = [...Object.keys(variables), ...clockNames(pack?.clock), ...(pack?.setup ?? []).flatMap((s) => s.exports)];
+  if (pack?.clock) notes.push(`run clock: ${pack.clock} (${clockNames(pack.clock).join(', ')}), computed once per evaluation`);
   const config = readScoringConfig(p.scoringFile, rawDag, notes);
   const allIds = new Set(norm.dag.nodes.map((n) => (n as { id?: unknown })?.id).filter((x): x is string => typeof x === 'string'));
   const trajectories = trajectoriesOf(config, allIds, dagVariant, notes);
@@ -128,12 +139,12 @@ export function loadPublishedTask(dirArg: string, opts: { dag?: string; derivedD
   notes.push(`roles: ${used.length} used (${used.join(', ') || 'none'}), ${declared.length} declared, ${rolesMissing.length} missing${rolesMissing.length ? ` (${rolesMissing.join(', ')}): P13 fails naming the role until benchmarks/saasbench/tasks/${p.publishedId}.yaml declares it` : ''}`);
 
   // the published run-wide context: readers run after the earlier nodes that capture what they read
-  const ctxEdges = addPublishedContextEdges(check.dag, norm.dag.nodes, Object.keys(variables));
+  const ctxEdges = addPublishedContextEdges(check.dag, norm.dag.nodes, known);
   if (ctxEdges.edges) notes.push(`published context: ${ctxEdges.nodes} node(s) read variables captured by earlier nodes that are not their prereqs; they run after those ${ctxEdges.edges} producer edge(s) (docs/compatibility.md#chain-context)`);
 
   // placeholders: published DAGs are data we do not control, so unresolvable ones are notes here
   // (the node fails at run time naming the variable); for native tasks they are errors.
-  for (const i of checkPlaceholders(check.dag, norm.dag.nodes, { file: p.dagFile, variables: Object.keys(variables), publishedIdCapture: true })) {
+  for (const i of checkPlaceholders(check.dag, norm.dag.nodes, { file: p.dagFile, variables: known, publishedIdCapture: true })) {
     notes.push(`unresolvable placeholder at ${i.path} (node ${i.nodeId}): ${i.message}`);
   }
 
@@ -155,6 +166,8 @@ export function loadPublishedTask(dirArg: string, opts: { dag?: string; derivedD
     unsupported: check.unsupported,
     roles: pack?.roles ?? {},
     publishedIdCapture: true,
+    ...(pack?.clock ? { clock: pack.clock } : {}),
+    ...(pack?.setup?.length ? { setup: pack.setup } : {}),
     ...(forbidden?.sources.length ? { forbiddenSources: forbidden.sources } : {}),
     ...(forbidden?.libraries.length ? { forbiddenLibraries: forbidden.libraries } : {}),
     ...(forbidden?.images.length ? { forbiddenImages: forbidden.images } : {}),

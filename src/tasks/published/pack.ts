@@ -5,6 +5,9 @@ import { z } from 'zod';
 import type { InputIssue } from '../../errors';
 import { JsonSchema } from '../../json';
 import { RolesSchema } from '../../primitives/auth/roles-schema';
+import { NodeCaptureSchema } from '../../primitives/capture-schema';
+import { CLOCK_FAMILIES } from '../../primitives/run-clock';
+import { SetupItemSchema } from '../../primitives/task-setup';
 import { repoRoot } from '../../temporal/tools';
 import { DatabaseSchema } from '../manifest-schema';
 import { zodInputIssues } from '../zod-issues';
@@ -14,6 +17,22 @@ import { zodInputIssues } from '../zod-issues';
  * the published facts (benchmarks/saasbench/README.md): how each role logs in, the test users,
  * the app's port, the configuration constants its DAG reads, and what the prompt forbids.
  */
+/**
+ * A capture the published evaluator made by a rule of its own (a node-id keyword, a "last created"
+ * key, a wrapper object), written down for the nodes it applied to: `node` names one node,
+ * `node_contains` every node whose id contains the text (the published keyword rules). The loader
+ * adds it to those nodes' `captures` (src/primitives/step-captures.ts).
+ */
+export const PackCaptureSchema = NodeCaptureSchema.extend({
+  node: z.string().min(1).optional(),
+  node_contains: z.string().min(1).optional(),
+})
+  .strict()
+  .superRefine((c, ctx) => {
+    if ((c.node === undefined) === (c.node_contains === undefined)) ctx.addIssue({ code: 'custom', path: ['node'], message: 'give node or node_contains (one of them)' });
+  });
+export type PackCapture = z.infer<typeof PackCaptureSchema>;
+
 export const PackEntrySchema = z
   .object({
     id: z.string().regex(/^[a-z0-9]+$/, 'the published id without task_, e.g. aoiwqoiq'),
@@ -36,6 +55,12 @@ export const PackEntrySchema = z
     variables: z.record(z.string(), JsonSchema).optional(),
     /** how each role obtains credentials (docs/primitives.md#roles) */
     roles: RolesSchema.optional(),
+    /** the fork's date/time variables, computed once per evaluation (src/primitives/run-clock.ts) */
+    clock: z.enum(CLOCK_FAMILIES).optional(),
+    /** values the published evaluator obtained itself before the first node, as declared chains (src/primitives/task-setup.ts) */
+    setup: z.array(SetupItemSchema).optional(),
+    /** the published evaluator's implicit id captures, as explicit rules (src/primitives/step-captures.ts) */
+    captures: z.array(PackCaptureSchema).optional(),
     /** the prompt's anti-cheat list: fed to the integrity audit */
     forbidden: z
       .object({

@@ -48,6 +48,14 @@ const varName = (v: unknown) => (typeof v === 'string' ? v.replace(/^\$\{([A-Za-
 function expectedObject(er: Inputs, sql: string, out: CheckOut, ctx: DialectContext, tolerance: number | undefined) {
   for (const [key, raw] of Object.entries(er)) {
     let value = raw;
+    // ubsmhopy's P08 compared "{{not_null}}" and "{{gte_N}}" as conditions, not as placeholders
+    // (its primitives.py _check_val): the column is not null / is an integer >= N
+    const sentinel = ctx.task === 'ubsmhopy' && typeof value === 'string' ? /^\{\{(not_null|gte_(\d+))\}\}$/.exec(value) : null;
+    if (sentinel) {
+      out.assertions.push(sentinel[2] === undefined ? { field: key, operator: 'not_null' } : { field: key, operator: 'gte', expected: Number(sentinel[2]) });
+      ctx.spelling(sentinel[2] === undefined ? 'expected_result {col: "{{not_null}}"}' : 'expected_result {col: "{{gte_N}}"}', 'assertions', sentinel[2] === undefined ? 'the column of the first row is not null' : 'the column of the first row is a number >= N');
+      continue;
+    }
     // {"not_null": true}, {"in": [...]}, {"min": a, "max": b}: checks on the column
     if (isObject(value) && Object.keys(value).length > 0 && Object.keys(value).every((k) => ['not_null', 'in', 'min', 'max'].includes(k))) {
       if ('not_null' in value) {

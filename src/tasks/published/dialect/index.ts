@@ -4,6 +4,7 @@ import { dbSchemaDialect } from './db-schema';
 import { execDialect } from './exec';
 import { filesDialect } from './files';
 import { normalizeNode, normalizeStepShell } from './node';
+import { stepReferences } from './step-refs';
 import { P04_DIALECT } from './p04';
 import { P05_DIALECT } from './p05';
 import { P14_DIALECT } from './p14';
@@ -86,6 +87,8 @@ export function normalizePublishedDag(raw: unknown, o: { task: string; file: str
     if (Array.isArray(node.primitive_chain)) {
       const chain: readonly unknown[] = node.primitive_chain;
       node.primitive_chain = chain.map((s, j) => normalizeStep(s, `${at}.primitive_chain[${j}]`, o.task, nodeId, spellings, issues, o.file, { chain, index: j }));
+      // references to an earlier step's result (gmdnohlg, ychlukjm) and lgzivily's {{ctx.x}}
+      stepReferences(node, context(o.task, nodeId, at, spellings, issues, o.file, 'chain'));
     }
     return node;
   });

@@ -21,7 +21,7 @@ const DOC_MEANING: Record<string, string> = {
 const DOC_NODE_KEYS = Object.keys(DOC_MEANING);
 
 /** Canonical node keys (the native dag.json node). */
-const CANONICAL_NODE_KEYS = ['id', 'description', 'prereqs', 'primitive_chain', 'scoring', 'complexity_tier', 'trajectories', 'notes', 'id_capture', 'run_last'];
+const CANONICAL_NODE_KEYS = ['id', 'description', 'prereqs', 'primitive_chain', 'scoring', 'complexity_tier', 'trajectories', 'notes', 'id_capture', 'run_last', 'captures'];
 
 export interface NodeNormalization {
   node: Inputs;

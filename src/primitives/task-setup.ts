@@ -1,0 +1,86 @@
+import { z } from 'zod';
+import type { Json } from '../json';
+import { registerSecret } from '../log';
+import type { DagNode } from '../tasks/dag-schema';
+import { runNode } from './run-chain';
+import type { PrimitiveEnv, TaskSetupPort } from './types';
+
+const VarName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'a variable name');
+
+/**
+ * A declared setup of a task (the benchmark pack's `setup:`): a short chain of ordinary steps run
+ * once per evaluation of a running system, whose captures become variables of every node that reads
+ * them. It stands for a value the published evaluator obtained itself before the first node (a
+ * client it read back from the app's database, an account it created through the API, …): the
+ * steps are visible in the pack and in each node record that used them; nothing is hidden.
+ */
+export const SetupItemSchema = z
+  .object({
+    /** what the published evaluator did, and where (a file of the published task) */
+    description: z.string().min(10),
+    /** the variables this setup provides: captures of its chain (checked at load time) */
+    exports: z.array(VarName).min(1),
+    /** exports that are secrets: redacted from records and logs */
+    secret: z.array(VarName).default([]),
+    /** canonical steps ({type, inputs}); a P13 step logs in as a declared role */
+    chain: z.array(z.object({ type: z.string().min(1), inputs: z.record(z.string(), z.unknown()).default({}) }).strict()).min(1),
+  })
+  .strict()
+  .superRefine((s, ctx) => {
+    for (const n of s.secret) if (!s.exports.includes(n)) ctx.addIssue({ code: 'custom', path: ['secret'], message: `"${n}" is not one of the exports` });
+  });
+export type SetupItem = z.infer<typeof SetupItemSchema>;
+
+/** Runs per running system (cache key: the stack's project); a failure is forgotten so a later node retries. */
+const cache = new Map<string, Promise<Record<string, Json>>>();
+
+export class SetupFailed extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'SetupFailed';
+  }
+}
+
+async function runItem(item: SetupItem, index: number, env: PrimitiveEnv, vars: Record<string, Json>): Promise<Record<string, Json>> {
+  const node: DagNode = {
+    id: `PACK_SETUP_${index}`,
+    description: item.description,
+    prereqs: [],
+    chain: item.chain,
+    scoring: { category: 'Setup', subcategory: '', method: 'binary', maxScore: 1 },
+  };
+  // the setup's own chain cannot read setup values (no recursion)
+  const run = await runNode(node, { ...env, taskSetup: undefined }, { judgeEnabled: false, vars });
+  for (const n of item.secret) if (typeof run.exports[n] === 'string') registerSecret(run.exports[n] as string);
+  const missing = item.exports.filter((n) => run.exports[n] === undefined);
+  if (run.status !== 'PASSED' || missing.length) throw new SetupFailed(`setup[${index}] (${item.description.slice(0, 80)}): ${run.message}${missing.length ? `; not captured: ${missing.join(', ')}` : ''}`);
+  return Object.fromEntries(item.exports.map((n) => [n, run.exports[n]]));
+}
+
+/** The setup port of a task: the values of the setups that provide `names`. */
+export function taskSetupPort(items: readonly SetupItem[], cacheKey: string): TaskSetupPort {
+  const exportNames = new Set(items.flatMap((s) => s.exports));
+  return {
+    provides: (name) => exportNames.has(name),
+    async values(names, env, vars) {
+      const values: Record<string, Json> = {};
+      const failures: string[] = [];
+      for (const [i, item] of items.entries()) {
+        if (!item.exports.some((n) => names.includes(n))) continue;
+        const key = `${cacheKey}|${i}|${JSON.stringify(item)}`;
+        let p = cache.get(key);
+        if (!p) {
+          p = runItem(item, i, env, vars);
+          cache.set(key, p);
+          p.catch(() => cache.delete(key));
+        }
+        try {
+          Object.assign(values, await p);
+        } catch (e) {
+          failures.push((e as Error).message);
+        }
+      }
+      return { values, failures };
+    },
+  };
+}
