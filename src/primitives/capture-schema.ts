@@ -29,6 +29,14 @@ export const NodeCaptureSchema = z
     pattern: z.string().min(1).refine(compiles, 'not a valid regular expression').optional(),
     /** `2xx` (default): only from a 2xx response (query results count as 2xx); `any`: whatever the status */
     when: z.enum(['2xx', 'any']).default('2xx'),
+    /** only from a response to this request: method(s) and/or a regular expression over the request path */
+    if_request: z
+      .object({
+        method: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]).optional(),
+        path: z.string().min(1).refine(compiles, 'not a valid regular expression').optional(),
+      })
+      .strict()
+      .optional(),
     /** do not replace a value the chain already sees (from its prereqs, earlier nodes or an earlier step): first write wins */
     keep_existing: z.boolean().default(false),
     /** visible to the later steps of this chain only, not exported to other nodes */

@@ -42,8 +42,19 @@ function headerValue(headers: Record<string, string>, name: string): string | un
   return undefined;
 }
 
-function found(c: NodeCapture, status: number, headers: Record<string, string>, body: unknown): Json | undefined {
+/** Does the request of this response match the capture's `if_request`? */
+export function requestMatches(c: Pick<NodeCapture, 'if_request'>, method: string, path: string): boolean {
+  const r = c.if_request;
+  if (!r) return true;
+  const methods = r.method === undefined ? undefined : (Array.isArray(r.method) ? r.method : [r.method]).map((m) => m.toUpperCase());
+  if (methods && !methods.includes(method.toUpperCase())) return false;
+  return r.path === undefined || new RegExp(r.path).test(path);
+}
+
+function found(c: NodeCapture, last: NonNullable<ChainState['last']>): Json | undefined {
+  const { status, headers, body } = last;
   if (c.when === '2xx' && (status < 200 || status > 299)) return undefined;
+  if (!requestMatches(c, last.method, last.path)) return undefined;
   let value: Json | undefined;
   for (const p of Array.isArray(c.path) ? c.path : [c.path]) {
     if (c.from === 'header') value = headerValue(headers, p);
@@ -80,7 +91,7 @@ export function applyCaptures(captures: readonly NodeCapture[], index: number, s
       out.kept.push(c.name);
       continue;
     }
-    const v = found(c, last.status, last.headers, last.body);
+    const v = found(c, last);
     if (v === undefined) {
       // a capture without a step looks at every response: only the named step's absence is news
       if (c.step !== undefined) out.missing.push(c.name);

@@ -21,6 +21,13 @@ function lookup(vars: Record<string, Json>, dotted: string): Json | undefined {
   return cur;
 }
 
+/**
+ * `{{raw:text}}` is sent as `{{text}}`: braces that belong to the content (a mustache binding in a
+ * rubric, a Django template in an uploaded field), not placeholders of the chain.
+ */
+const RAW = /\{\{raw:([^{}]*)\}\}/g;
+const unescape = (s: string) => (s.includes('{{raw:') ? s.replace(RAW, (_m, t: string) => `{{${t}}}`) : s);
+
 function render(v: Json): string {
   return typeof v === 'string' ? v : JSON.stringify(v);
 }
@@ -43,7 +50,7 @@ export function resolveTemplates<T>(value: T, vars: Record<string, Json>, opts: 
         if (found === undefined) missing.add(whole[1]);
         return found === undefined ? v : found;
       }
-      return v.replace(PLACEHOLDER, (m, name: string) => {
+      return unescape(v.replace(PLACEHOLDER, (m, name: string) => {
         if (kept(name)) return m;
         const found = lookup(vars, name);
         if (found === undefined) {
@@ -51,7 +58,7 @@ export function resolveTemplates<T>(value: T, vars: Record<string, Json>, opts: 
           return m;
         }
         return render(found);
-      });
+      }));
     }
     if (Array.isArray(v)) return v.map(walk);
     if (v && typeof v === 'object') {

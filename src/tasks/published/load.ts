@@ -17,7 +17,7 @@ import { publishedPaths, promptSection, type PublishedPaths } from './layout';
 import { loadPackEntry, type PackEntry } from './pack';
 import { rolesUsed } from './roles-used';
 import { addPublishedContextEdges } from './context-edges';
-import { applyPackCaptures, checkPackSetup } from './pack-apply';
+import { applyPackCaptures, applyPackLiterals, checkPackSetup } from './pack-apply';
 import { clockNames } from '../../primitives/run-clock';
 import { declaredTotalNotes, declaredTotals, readScoringConfig, trajectoriesOf } from './scoring-config';
 import { parseAuthHeaders, parseTestUsers, userVariables } from './settings';
@@ -101,6 +101,7 @@ export function loadPublishedTask(dirArg: string, opts: { dag?: string; derivedD
     notes.push(`benchmark pack: ${pack.captures.length} capture rule(s) on ${applied.nodes} node(s) (the published evaluator's implicit captures; docs/compatibility.md#chain-context)`);
   }
   if (pack?.setup?.length) issues.push(...checkPackSetup(pack.setup, packFile));
+  if (pack && Object.keys(pack.literal).length) issues.push(...applyPackLiterals(norm.dag.nodes, pack.literal, packFile));
   const known = [...Object.keys(variables), ...clockNames(pack?.clock), ...(pack?.setup ?? []).flatMap((s) => s.exports)];
   if (pack?.clock) notes.push(`run clock: ${pack.clock} (${clockNames(pack.clock).join(', ')}), computed once per evaluation`);
   const config = readScoringConfig(p.scoringFile, rawDag, notes);

@@ -26,10 +26,28 @@ import { zodInputIssues } from '../zod-issues';
 export const PackCaptureSchema = NodeCaptureSchema.extend({
   node: z.string().min(1).optional(),
   node_contains: z.string().min(1).optional(),
+  /** a regular expression over node ids (the published keyword rules with their exclusions) */
+  node_matches: z
+    .string()
+    .min(1)
+    .refine((re) => {
+      try {
+        new RegExp(re);
+        return true;
+      } catch {
+        return false;
+      }
+    }, 'not a valid regular expression')
+    .optional(),
+  /** node_contains / node_matches ignore case (as the published rules that lower-cased node ids) */
+  ignore_case: z.boolean().default(false),
+  /** only steps of these canonical types (the published rules that read only P04 responses, say) */
+  step_types: z.array(z.string().min(1)).min(1).optional(),
 })
   .strict()
   .superRefine((c, ctx) => {
-    if ((c.node === undefined) === (c.node_contains === undefined)) ctx.addIssue({ code: 'custom', path: ['node'], message: 'give node or node_contains (one of them)' });
+    const given = [c.node, c.node_contains, c.node_matches].filter((x) => x !== undefined).length;
+    if (given !== 1) ctx.addIssue({ code: 'custom', path: ['node'], message: 'give one of node, node_contains, node_matches' });
   });
 export type PackCapture = z.infer<typeof PackCaptureSchema>;
 
@@ -61,6 +79,11 @@ export const PackEntrySchema = z
     setup: z.array(SetupItemSchema).optional(),
     /** the published evaluator's implicit id captures, as explicit rules (src/primitives/step-captures.ts) */
     captures: z.array(PackCaptureSchema).optional(),
+    /**
+     * `{{name}}` texts of the DAG that are content, not placeholders (a mustache binding in a rubric,
+     * a Django template in an upload field), each with why: sent as written (`{{raw:…}}`)
+     */
+    literal: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z0-9_]+)*$/, 'a placeholder name as written (a.b)'), z.string().min(10)).default({}),
     /** the prompt's anti-cheat list: fed to the integrity audit */
     forbidden: z
       .object({

@@ -78,6 +78,7 @@ export function normalizePublishedDag(raw: unknown, o: { task: string; file: str
   for (const k of Object.keys(raw)) {
     if (k !== 'nodes' && k !== 'trajectories' && !TOP_META.includes(k)) issues.push({ file: o.file, path: k, message: `unknown top-level key "${k}"` });
   }
+  const dagText = JSON.stringify(raw.nodes);
   const nodes = raw.nodes.map((rawNode, i) => {
     const at = `nodes[${i}]`;
     if (!isObject(rawNode)) return rawNode;
@@ -88,7 +89,7 @@ export function normalizePublishedDag(raw: unknown, o: { task: string; file: str
       const chain: readonly unknown[] = node.primitive_chain;
       node.primitive_chain = chain.map((s, j) => normalizeStep(s, `${at}.primitive_chain[${j}]`, o.task, nodeId, spellings, issues, o.file, { chain, index: j }));
       // references to an earlier step's result (gmdnohlg, ychlukjm) and lgzivily's {{ctx.x}}
-      stepReferences(node, context(o.task, nodeId, at, spellings, issues, o.file, 'chain'));
+      stepReferences(node, context(o.task, nodeId, at, spellings, issues, o.file, 'chain'), dagText);
     }
     return node;
   });

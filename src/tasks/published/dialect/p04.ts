@@ -108,7 +108,12 @@ export function normalizeP04(raw: Inputs, ctx: DialectContext): Inputs {
     const cv = take(i, 'capture_var');
     const m = typeof cv === 'string' ? /^\s*([^:]+?)\s*(?::\s*(.+))?$/.exec(cv) : null;
     if (!m) ctx.issue('inputs.capture_var', 'must be "name" or "name:$.json.path"');
-    else addCapture(i, m[1], m[2] ?? '$', ctx, 'capture_var');
+    else if (t === 'ididetxj' && m[2] !== undefined && m[1].includes('_path')) {
+      // ididetxj's P04 dropped "_path" from the name of a "name_path:$.x" capture (its readers
+      // use {{name}}); xayqujrv's kept the name as written
+      addCapture(i, m[1].replace(/_path/g, ''), m[2], ctx, 'capture_var');
+      ctx.spelling('capture_var "name_path:$.path" (ididetxj)', 'capture {name: "$.path"}', 'the variable is the name without "_path"');
+    } else addCapture(i, m[1], m[2] ?? '$', ctx, 'capture_var');
     ctx.spelling('capture_var "name:$.path"', 'capture {name: "$.path"}', 'a JSONPath of the response (the whole body without one)');
   }
   for (const k of ['capture_id_as', '_store_id_as', 'save_response_id_as']) {

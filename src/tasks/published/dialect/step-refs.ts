@@ -16,7 +16,12 @@ import { isObject, type Inputs } from './util';
  *
  * lgzivily `{{ctx.x}}`: the fork's run context was the dict `ctx` (harness.py), so `{{ctx.x}}` is the
  * run variable `x` (filled by its keyword captures, now the pack's capture rules).
+ *
+ * hhrdixum's P13 kept each role's token in the run context as `<role>_token` (primitives.py
+ * P13_auth_login), which its DAG reads (`Token {{admin_token}}`): its P13 steps get `token_as`
+ * for the roles whose token the DAG reads.
  */
+const ROLE_TOKEN_TASKS = new Set(['hhrdixum']);
 
 const REF: Record<string, { re: RegExp; base: 0 | 1; spelling: string; meaning: string }> = {
   gmdnohlg: { re: /\{\{\s*step_(\d+)((?:\.[A-Za-z0-9_]+)+)\s*\}\}/g, base: 0, spelling: '{{step_N.…}}', meaning: "a field of step N's result (N from 0): the response body, or a query's rows" },
@@ -44,9 +49,19 @@ function rewrite(v: unknown, fn: (s: string) => string): unknown {
 }
 
 /** Map the node's step references onto local captures (gmdnohlg, ychlukjm) and `{{ctx.x}}` onto `{{x}}` (lgzivily). */
-export function stepReferences(node: Inputs, ctx: DialectContext): void {
+export function stepReferences(node: Inputs, ctx: DialectContext, dagText = ''): void {
   if (!Array.isArray(node.primitive_chain)) return;
   const chain = node.primitive_chain as unknown[];
+  if (ROLE_TOKEN_TASKS.has(ctx.task)) {
+    for (const s of chain) {
+      if (!isObject(s) || s.type !== 'P13' || !isObject(s.inputs) || typeof s.inputs.role !== 'string' || s.inputs.token_as !== undefined) continue;
+      const name = `${s.inputs.role.replace(/[^A-Za-z0-9_]/g, '_')}_token`;
+      if (!new RegExp(`\\{\\{\\s*${name}\\s*\\}\\}`).test(dagText)) continue;
+      s.inputs.token_as = [name];
+      ctx.spelling('P13 (hhrdixum)', 'token_as: [<role>_token]', "the fork's P13 kept the role's token as <role>_token, which the DAG reads");
+    }
+    return;
+  }
   if (ctx.task === 'lgzivily') {
     chain.forEach((s) => {
       if (!isObject(s)) return;
