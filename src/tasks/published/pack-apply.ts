@@ -30,7 +30,7 @@ export function applyPackCaptures(nodes: unknown[], rules: readonly PackCapture[
   let added = 0;
   rules.forEach((rule, i) => {
     const at = `captures[${i}]`;
-    const { node, node_contains: contains, node_matches: matches, ignore_case: ci, step_types: types, ...capture } = rule;
+    const { node, node_contains: contains, node_matches: matches, ignore_case: ci, step_types: types, last_response: lastOnly, ...capture } = rule;
     const typeOk = (t: string) => !types || types.some((x) => x.toUpperCase() === t.toUpperCase());
     const re = matches !== undefined ? new RegExp(matches, ci ? 'i' : '') : undefined;
     const hit = (id: string) => (node !== undefined ? id === node : re ? re.test(id) : ci ? id.toLowerCase().includes(contains!.toLowerCase()) : id.includes(contains!));
@@ -41,9 +41,10 @@ export function applyPackCaptures(nodes: unknown[], rules: readonly PackCapture[
       const chain = chainOf(n);
       if (capture.step !== undefined) return chain[capture.step] && leavesResponse(chain[capture.step].type) && typeOk(chain[capture.step].type) ? [capture.step] : [];
       const responding = chain.map((s, j) => (leavesResponse(s.type) && typeOk(s.type) ? j : -1)).filter((j) => j >= 0);
-      if (!capture.if_request && !types) return responding.length ? [undefined] : [];
-      if (!capture.if_request) return responding;
-      return responding.filter((j) => requestMayMatch(capture, rawStep(n, j)));
+      const fitting = capture.if_request ? responding.filter((j) => requestMayMatch(capture, rawStep(n, j))) : responding;
+      if (lastOnly) return fitting.length ? [fitting[fitting.length - 1]] : [];
+      if (!capture.if_request && !types) return fitting.length ? [undefined] : [];
+      return fitting;
     };
     if (node !== undefined && !targets.length) return issues.push({ file, path: `${at}.node`, message: `no node "${node}" in the DAG` });
     let hits = 0;

@@ -43,9 +43,12 @@ export const PackCaptureSchema = NodeCaptureSchema.extend({
   ignore_case: z.boolean().default(false),
   /** only steps of these canonical types (the published rules that read only P04 responses, say) */
   step_types: z.array(z.string().min(1)).min(1).optional(),
+  /** only the last step of the chain that leaves a response (the rules that ran once after a node's chain) */
+  last_response: z.boolean().default(false),
 })
   .strict()
   .superRefine((c, ctx) => {
+    if (c.last_response && c.step !== undefined) ctx.addIssue({ code: 'custom', path: ['last_response'], message: 'give step or last_response, not both' });
     const given = [c.node, c.node_contains, c.node_matches].filter((x) => x !== undefined).length;
     if (given !== 1) ctx.addIssue({ code: 'custom', path: ['node'], message: 'give one of node, node_contains, node_matches' });
   });
