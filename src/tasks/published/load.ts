@@ -108,8 +108,8 @@ export function loadPublishedTask(dirArg: string, opts: { dag?: string; derivedD
   const allIds = new Set(norm.dag.nodes.map((n) => (n as { id?: unknown })?.id).filter((x): x is string => typeof x === 'string'));
   const trajectories = trajectoriesOf(config, allIds, dagVariant, notes);
   const check = checkDag(norm.dag, p.dagFile, trajectories, { allowZeroMaxScore: true, allowUnknownPrereqs: true });
-  const known = new Set(check.dag.nodes.map((n) => n.id));
-  for (const n of check.dag.nodes) for (const pr of n.prereqs) if (!known.has(pr)) notes.push(`node ${n.id}: prereq "${pr}" is not a node of ${dagVariant}; it never passes, so ${n.id} is always SKIPPED_DEPENDENCY (as the paper counts an unmet prerequisite)`);
+  const nodeIds = new Set(check.dag.nodes.map((n) => n.id));
+  for (const n of check.dag.nodes) for (const pr of n.prereqs) if (!nodeIds.has(pr)) notes.push(`node ${n.id}: prereq "${pr}" is not a node of ${dagVariant}; it never passes, so ${n.id} is always SKIPPED_DEPENDENCY (as the paper counts an unmet prerequisite)`);
   issues.push(...check.issues);
   notes.push(...declaredTotalNotes(config, rawDag, check.dag.nodes, trajectories));
   const zero = check.dag.nodes.filter((n) => n.scoring.maxScore === 0).map((n) => n.id);
