@@ -42,7 +42,7 @@ test('oracle rollout on a real dev server and real containers: statuses, scores,
   });
   assert.equal(r.outcomes.find((o) => o.nodeId === 'WEIGHTED_MIX')!.score, 2.7, 'round(2/3 · 4, 1) as the published evaluator');
   // (2 + 3 + 1 + 2.7 + 1 + 0 + 0) / (2 + 3 + 1 + 4 + 1 + 2 + 5) = 9.7 / 18 = 53.9; the judge's 3 points are dropped
-  assert.equal(r.score.overall.score, 9.6);
+  assert.equal(r.score.overall.score, 9.7);
   assert.equal(r.score.overall.maxScore, 18);
   assert.equal(r.score.overall.pct, 53.9);
   assert.equal(r.score.judgeDroppedMaxScore, 3);
