@@ -11,7 +11,7 @@ import { evaluateLocally } from '../src/evaluation/evaluate-local';
 import { log } from '../src/log';
 import { buildImages, downStack, execDetached, loadCompose, readFile, upStack } from '../src/sandbox';
 import { loadRunnableTask } from '../src/tasks/load';
-import { repoRoot } from '../src/temporal/tools';
+import { repoRoot } from '../src/paths';
 
 async function waitExit(container: string, controlDir: string): Promise<string> {
   for (let i = 0; i < 600; i++) {

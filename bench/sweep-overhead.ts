@@ -11,10 +11,11 @@ import { join } from 'node:path';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { buildImages, downStack, loadCompose, upStack } from '../src/sandbox';
 import { loadRunnableTask } from '../src/tasks/load';
-import { startWorker } from '../src/temporal/worker';
-import { repoRoot, temporalBin } from '../src/temporal/tools';
+import { startWorker } from '../src/worker/worker';
+import { temporalBin } from '../src/temporal/tools';
+import { repoRoot } from '../src/paths';
 import { SA } from '../src/workflows/search-attributes';
-import { sweepWorkflowId, type SweepInputRaw, type SweepResult } from '../src/workflows/sweep-contracts';
+import { sweepWorkflowId, type SweepInputRaw, type SweepResult } from '../src/model/sweep';
 
 const N = Number(process.env.SWEEP_BENCH_ROLLOUTS ?? 20);
 

@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
-import { repoRoot } from './temporal/tools';
+import { repoRoot } from './paths';
 
 /** Worker-host settings from the environment. Read lazily so tests can set env first. */
 export const config = {

@@ -1,10 +1,10 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readJsonIfExists, writeAtomic, writeJson } from '../runs/files';
-import type { RolloutLock } from '../runs/lock';
+import type { RolloutLock } from '../evaluation/rollout-lock';
 import { renderSummaryMarkdown } from '../report/summary-md';
 import { writeRolloutHtml } from '../report/html/write';
-import type { RolloutInput, RolloutRef, RolloutResult } from '../workflows/contracts';
+import type { RolloutInput, RolloutRef, RolloutResult } from '../model/rollout';
 
 /** Write report.json, node_results.json and a Markdown summary for one rollout. Idempotent. */
 export async function persistResults(i: { ref: RolloutRef; result: RolloutResult; input: RolloutInput }): Promise<{ runDir: string }> {

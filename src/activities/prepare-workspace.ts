@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { buildPrompt } from '../agents/prompt';
 import { writeAtomic } from '../runs/files';
 import { writeFiles } from '../sandbox';
-import type { RolloutRef } from '../workflows/contracts';
+import type { RolloutRef } from '../model/rollout';
 import { taskFor } from './task-cache';
 
 /** Give the agent what the paper gives it: the PRD and the knowledge base in its workspace, and the prompt. */

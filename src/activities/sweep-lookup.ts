@@ -2,8 +2,8 @@ import { Context } from '@temporalio/activity';
 import { WorkflowFailedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { summarizeRollout } from '../scoring/benchmark';
 import type { TaxonomyThresholds } from '../scoring/taxonomy';
-import type { RolloutResult } from '../workflows/contracts';
-import type { FinalState, LookupAnswer, SweepItem } from '../workflows/sweep-contracts';
+import type { RolloutResult } from '../model/rollout';
+import type { FinalState, LookupAnswer, SweepItem } from '../model/sweep';
 
 const STATUS: Record<string, FinalState | 'running'> = {
   RUNNING: 'running',

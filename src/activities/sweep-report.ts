@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { config } from '../config';
 import { writeSweepReport } from '../report/html/write';
-import type { SweepResult } from '../workflows/sweep-contracts';
+import type { SweepResult } from '../model/sweep';
 import { withHeartbeat } from './heartbeat';
 
 export function sweepReportDir(name: string): string {

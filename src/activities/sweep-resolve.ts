@@ -3,8 +3,8 @@ import { agentNames } from '../agents/factory';
 import { InvalidInputError, type InputIssue } from '../errors';
 import { loadAnyTask } from '../tasks/load';
 import { checkImageMap } from '../sandbox/image-map';
-import { repoRoot } from '../temporal/tools';
-import type { ResolvedTask, SweepInput } from '../workflows/sweep-contracts';
+import { repoRoot } from '../paths';
+import type { ResolvedTask, SweepInput } from '../model/sweep';
 
 /**
  * The base that relative task paths of a sweep are resolved against: SAASBENCH_TASKS_BASE, else

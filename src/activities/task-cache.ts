@@ -1,6 +1,6 @@
 import { TaskChangedError } from '../errors';
 import { loadRunnableTask } from '../tasks/load';
-import type { Task } from '../tasks/task';
+import type { Task } from '../model/task';
 
 const cache = new Map<string, { task: Task; at: number }>();
 const FRESH_MS = 10_000;

@@ -21,7 +21,7 @@ import { AgentConfigError } from '../errors';
 import { exec } from '../sandbox';
 import { docker } from '../sandbox/client';
 import { packEntries, type DirEntry } from '../sandbox/tar';
-import { repoRoot } from '../temporal/tools';
+import { repoRoot } from '../paths';
 
 const execFileP = promisify(execFile);
 

@@ -19,8 +19,8 @@
  * Matching is on text, so the verdict keeps samples (one of every kind, at least 5) for a human to check.
  */
 import { dirname, relative } from 'node:path';
-import type { Task } from '../tasks/task';
-import type { IntegrityHit, IntegrityReport } from '../workflows/contracts';
+import type { Task } from '../model/task';
+import type { IntegrityHit, IntegrityReport } from '../model/rollout';
 import type { Trajectory } from './trajectory/types';
 
 interface Rule {

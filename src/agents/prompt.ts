@@ -1,4 +1,4 @@
-import type { Task } from '../tasks/task';
+import type { Task } from '../model/task';
 
 /**
  * The agent prompt, built as the published harness does: the task prompt, a pointer to the PRD,

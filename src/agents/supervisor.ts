@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { exec, execDetached, readFile } from '../sandbox';
 import { writeAtomic } from '../runs/files';
-import type { AgentAttemptRecord, AgentExitReason, AgentRunSummary } from '../workflows/contracts';
+import type { AgentAttemptRecord, AgentExitReason, AgentRunSummary } from '../model/rollout';
 import type { AgentContext, AgentDriver, AgentLaunch, AttemptOutput } from './types';
 
 /** What a heartbeat carries, so a retried activity attempt can find the same process again. */

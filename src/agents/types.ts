@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
-import type { Task } from '../tasks/task';
-import type { StackRef } from '../workflows/contracts';
+import type { Task } from '../model/task';
+import type { StackRef } from '../model/rollout';
 import type { Trajectory } from './trajectory/types';
 
 export interface AgentContext {

@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
-import { repoRoot } from '../temporal/tools';
+import { repoRoot } from '../paths';
 import { changedFiles, PULL_LOCK_FILE, readPullLock, writePullLock, type PullLock, type PullLockTask } from './lock-file';
 import { GitSource, gitVersion, type TaskFiles } from './pull-git';
 import { HfDataset, type HfFileEntry } from './pull-hf';

@@ -2,7 +2,7 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { BACKBONES, backboneOf, UNMAPPED } from '../scoring/backbone';
 import { loadAnyTask } from '../tasks/load';
-import type { Task } from '../tasks/task';
+import type { Task } from '../model/task';
 import type { PublishedLoadResult } from '../tasks/published';
 import { knownVariables } from '../tasks/placeholders';
 import { unreachableOf, type Unreachable } from '../tasks/unreachable';

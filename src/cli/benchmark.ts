@@ -4,7 +4,7 @@ import { PullError } from '../benchmark/pull-error';
 import { benchmarkStatsCommand } from './benchmark-stats';
 import { dialectRows, renderSpellingsMarkdown, writeSpellingsInto } from '../benchmark/dialects';
 import { join } from 'node:path';
-import { repoRoot } from '../temporal/tools';
+import { repoRoot } from '../paths';
 
 /**
  * The `saasbench benchmark …` command group: the published SaaSBench benchmark as data. Each

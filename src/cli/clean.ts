@@ -1,6 +1,6 @@
 import { reapStacks } from '../sandbox';
 import { connectClient } from '../temporal/connection';
-import { reapDeadRollouts } from '../temporal/reaper';
+import { reapDeadRollouts } from '../worker/reaper';
 import { temporalTarget } from './temporal-target';
 
 /**

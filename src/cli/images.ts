@@ -3,7 +3,7 @@ import { buildImages, imageExists } from '../sandbox';
 import { STANDINS, buildStandin, standinImageMap } from '../sandbox/standins';
 import { loadAnyTask } from '../tasks/load';
 import { loadTaskCompose } from '../tasks/task-compose';
-import { repoRoot } from '../temporal/tools';
+import { repoRoot } from '../paths';
 import { InvalidInputError } from '../errors';
 import { envImageMap, imageMapFlags } from './preflight';
 

@@ -14,7 +14,7 @@ import {
 } from '../sandbox';
 import { STANDINS, standinImageMap } from '../sandbox/standins';
 import { loadTaskCompose } from '../tasks/task-compose';
-import type { Task } from '../tasks/task';
+import type { Task } from '../model/task';
 
 /** commander collector for a repeatable `--image-map from=to` */
 export function collect(v: string, prev: string[] = []): string[] {

@@ -1,6 +1,6 @@
 import { SCORE_HEADER, scoreSections } from '../report/score-rows';
 import { textTable } from '../report/table';
-import type { RolloutResult } from '../workflows/contracts';
+import type { RolloutResult } from '../model/rollout';
 
 export function printRolloutResult(r: RolloutResult, out: NodeJS.WritableStream = process.stdout): void {
   const s = r.score;

@@ -4,7 +4,7 @@ import { sweepReportDir } from '../activities/sweep-report';
 import { InvalidInputError } from '../errors';
 import { writeRolloutHtml, writeSweepReport } from '../report/html/write';
 import { connectClient } from '../temporal/connection';
-import type { SweepResult } from '../workflows/sweep-contracts';
+import type { SweepResult } from '../model/sweep';
 import { temporalTarget } from './temporal-target';
 import { sweepIdOf } from './watch';
 

@@ -1,5 +1,5 @@
 import type { WorkflowHandle } from '@temporalio/client';
-import type { RolloutProgress } from '../workflows/contracts';
+import type { RolloutProgress } from '../model/rollout';
 
 function fmtSecs(ms: number): string {
   const s = Math.round(ms / 1000);

@@ -1,6 +1,6 @@
 import type { Client, WorkflowHandle } from '@temporalio/client';
-import type { RolloutProgress } from '../workflows/contracts';
-import { fmtSecs, sweepWorkflowId, type SweepProgress, type SweepResult, type SweepRolloutProgress } from '../workflows/sweep-contracts';
+import type { RolloutProgress } from '../model/rollout';
+import { fmtSecs, sweepWorkflowId, type SweepProgress, type SweepResult, type SweepRolloutProgress } from '../model/sweep';
 import { leaderboardText } from '../report/sweep-export';
 import { connectClient } from '../temporal/connection';
 import { temporalTarget } from './temporal-target';

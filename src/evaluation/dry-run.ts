@@ -1,12 +1,13 @@
-import type { Json } from '../json';
+import type { Json } from '../model/json';
 import { resolvePartially } from '../primitives/template';
 import { clockValues } from '../primitives/run-clock';
 import { captureStep } from '../primitives/step-captures';
-import type { NodeOutcome } from '../scoring/types';
-import { scoreTask, type TaskScore } from '../scoring/task-score';
+import type { NodeOutcome } from '../model/scores';
+import { scoreTask } from '../scoring/task-score';
+import { type TaskScore } from '../model/scores';
 import { nodeExports, produced } from '../tasks/placeholders';
-import type { Task } from '../tasks/task';
-import { ancestorsInOrder, topoOrder } from '../tasks/topo';
+import type { Task } from '../model/task';
+import { ancestorsInOrder, topoOrder } from '../dag/topo';
 
 export interface DryRunStep {
   index: number;

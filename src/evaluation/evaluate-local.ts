@@ -1,13 +1,13 @@
 import type { Logger } from 'pino';
-import type { Json } from '../json';
+import type { Json } from '../model/json';
 import { envFromStack } from '../primitives/env-from-stack';
 import { runNode, type NodeRun } from '../primitives/run-chain';
 import type { JudgePort } from '../primitives/types';
-import type { NodeOutcome } from '../scoring/types';
+import type { NodeOutcome } from '../model/scores';
 import { planOf } from '../tasks/plan';
-import type { Task } from '../tasks/task';
-import { DagScheduler } from '../workflows/dag-scheduler';
-import type { StackRef } from '../workflows/contracts';
+import type { Task } from '../model/task';
+import { DagScheduler } from '../dag/scheduler';
+import type { StackRef } from '../model/rollout';
 
 export interface LocalEvaluation {
   outcomes: NodeOutcome[];

@@ -3,11 +3,11 @@ import { join } from 'node:path';
 import Anthropic from '@anthropic-ai/sdk';
 import { registerSecret, log } from '../log';
 import type { JudgePort, JudgeRequest, JudgeVerdict } from '../primitives/types';
-import { sendRaw } from '../primitives/auth/http-raw';
-import { HttpTransportError } from '../primitives/http';
+import { sendRaw } from '../http/raw';
+import { HttpTransportError } from '../http/request';
 import { readJsonIfExists, writeJson } from '../runs/files';
-import { repoRoot } from '../temporal/tools';
-import type { JudgeSettings } from '../workflows/contracts';
+import { repoRoot } from '../paths';
+import type { JudgeSettings } from '../model/rollout';
 import { parseVerdict } from './parse-verdict';
 
 /**

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { statSync } from 'node:fs';
 import { z } from 'zod';
-import type { Json } from '../json';
+import type { Json } from '../model/json';
 import { ensureRoleSession } from './auth/session';
 import { appUrl, artifactsDirOf, LoginAsSchema, roleForLogin, runStep, safeName, sanitizedDom, StepSchema, ViewportSchema, type BrowserStep } from './browser-common';
 import { livePage, openLivePage } from './browser-live';

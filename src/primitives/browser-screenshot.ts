@@ -1,7 +1,7 @@
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
-import type { Json } from '../json';
+import type { Json } from '../model/json';
 import { artifactsDirOf, NavigationFields, safeName, sanitizedDom, visit } from './browser-common';
 import { definePrimitive } from './types';
 

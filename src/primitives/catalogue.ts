@@ -32,7 +32,7 @@ import { METADATA_INGEST } from './metadata-ingest';
 import { TOTP_CODE } from './totp-code';
 import { OAUTH_FLOW } from './oauth-flow';
 import { LAST_VARS_LOCAL } from './auth/request';
-import type { Json } from '../json';
+import type { Json } from '../model/json';
 import type { Primitive } from './types';
 
 const LAST_VARS = LAST_VARS_LOCAL;

@@ -1,4 +1,4 @@
-import type { Json } from '../json';
+import type { Json } from '../model/json';
 
 /** Value comparison shared by P07 (JSON assertions) and P08 (SQL rows). */
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { JsonSchema, type Json } from '../json';
+import { JsonSchema, type Json } from '../model/json';
 import { asNumeric, deepEqual, isPlainObject, jsonType, show } from './compare';
 import { queryJsonPath } from './jsonpath';
 

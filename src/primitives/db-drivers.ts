@@ -1,7 +1,7 @@
 import { MongoClient } from 'mongodb';
 import { createConnection, type FieldPacket, type ResultSetHeader } from 'mysql2/promise';
 import { Client } from 'pg';
-import type { DatabaseTarget } from '../tasks/manifest-schema';
+import type { DatabaseTarget } from '../model/database';
 import { runMongo, type MongoRequest } from './mongo-op';
 import type { DbKind, DbOptions, MongoResult, SqlResult } from './types';
 

@@ -1,12 +1,12 @@
-import { closeHostPort, openHostPort } from '../security/firewall';
+import { closeHostPort, openHostPort } from '../sandbox/firewall';
 import { mkdirSync } from 'node:fs';
 import type { Logger } from 'pino';
 import { docker, exec, readFile } from '../sandbox';
 import { rolesPort } from './auth/provider';
 import { taskSetupPort } from './task-setup';
 import { manifestExtras, PUBLISHED_NO_ROLES } from './auth/task-roles';
-import type { Task } from '../tasks/task';
-import type { StackRef } from '../workflows/contracts';
+import type { Task } from '../model/task';
+import type { StackRef } from '../model/rollout';
 import { databasePort } from './db-drivers';
 import type { PrimitiveEnv } from './types';
 import { InfraError } from '../errors';

@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { JsonSchema, type Json } from '../json';
+import { JsonSchema, type Json } from '../model/json';
 import { sessionRequest } from './auth/request';
 import { show } from './compare';
-import { HttpTransportError } from './http';
+import { HttpTransportError } from '../http/request';
 import { VarName } from './p04-http-request';
 import { definePrimitive } from './types';
 

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
-import { formEncode } from './auth/http-raw';
+import { formEncode } from '../http/raw';
 
 /**
  * Request bodies other than JSON, shared by the HTTP primitives: a url-encoded form, raw text or

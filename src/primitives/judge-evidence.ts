@@ -1,9 +1,9 @@
 import { existsSync, readFileSync } from 'node:fs';
-import type { Json } from '../json';
+import type { Json } from '../model/json';
 import { sessionRequest } from './auth/request';
 import { RENDER_DOM, RenderDomSchema } from './browser-render-dom';
 import { SCREENSHOT, ScreenshotSchema } from './browser-screenshot';
-import { HttpTransportError } from './http';
+import { HttpTransportError } from '../http/request';
 import { queryJsonPath } from './jsonpath';
 import { CODE, isSkipped, sampleFiles, splitEntries, type SampleOptions } from './judge-sampling';
 import { bodyText, readPrereqResponses, toLogged, type LoggedResponse } from './response-log';

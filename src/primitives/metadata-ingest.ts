@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { JsonSchema, type Json } from '../json';
+import { JsonSchema, type Json } from '../model/json';
 import { sessionRequest } from './auth/request';
-import { HttpTransportError } from './http';
+import { HttpTransportError } from '../http/request';
 import { definePrimitive } from './types';
 
 export const MetadataIngestSchema = z

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { Binary, BSON, Decimal128, Double, Int32, Long, ObjectId, Timestamp, type Db, type Document } from 'mongodb';
-import { JsonSchema, type Json } from '../json';
+import { JsonSchema, type Json } from '../model/json';
 
 /**
  * A MongoDB read as data (never shell text): which collection, which operation, and its

@@ -1,12 +1,12 @@
 import { createHash, generateKeyPairSync, randomBytes, sign, type KeyObject } from 'node:crypto';
 import type { Page } from 'playwright-core';
 import { z } from 'zod';
-import type { Json } from '../json';
+import type { Json } from '../model/json';
 import { sessionRequest } from './auth/request';
 import { acquirePageSlot, appUrl, openAppContext, sharedBrowser } from './browser-common';
 import { CHAIN_BROWSER, releaseOne } from './chain-resources';
 import { show } from './compare';
-import { HttpTransportError } from './http';
+import { HttpTransportError } from '../http/request';
 import { definePrimitive, type PrimitiveContext } from './types';
 
 const Path = z.string().startsWith('/', 'a path on the app (starting with /)');

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Json } from '../json';
+import type { Json } from '../model/json';
 import { dottedGet } from './jsonpath';
 import { candidatePaths, inWorkspace, PathList } from './files';
 import { definePrimitive, type PrimitiveContext } from './types';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { JsonSchema, type Json } from '../json';
+import { JsonSchema, type Json } from '../model/json';
 import { show, toJson } from './compare';
-import { appendQuery } from './http';
+import { appendQuery } from '../http/request';
 import { FileSchema, FormSchema, rawBody } from './http-body';
 import { queryJsonPath } from './jsonpath';
 import { RoleError } from './auth/provider';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { JsonSchema, type Json } from '../json';
+import { JsonSchema, type Json } from '../model/json';
 import { deepEqual, show, toJson } from './compare';
 import { dottedGet } from './jsonpath';
 import { PathSchema, VarName } from './p04-http-request';

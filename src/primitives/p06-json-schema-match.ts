@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { JsonSchema } from '../json';
+import { JsonSchema } from '../model/json';
 import { jsonType, show } from './compare';
 import { dottedGet } from './jsonpath';
 import { JSON_TYPES } from './p07-operators';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { JsonSchema, type Json } from '../json';
+import { JsonSchema, type Json } from '../model/json';
 import { asNumeric, show } from './compare';
 import { queryJsonPath } from './jsonpath';
 import { expectedProblem, applyOperator, NO_EXPECTED, P07_OPERATORS, PASS_ON_NO_MATCH, type Operator, type Verdict } from './p07-operators';

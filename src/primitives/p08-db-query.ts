@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { JsonSchema, type Json } from '../json';
+import { JsonSchema, type Json } from '../model/json';
 import { asNumeric, compareNum, parseNumericCondition, show, sqlEqual, toJson } from './compare';
 import { dbEqual, RowCheckSchema, runCheck, type CheckSubject } from './db-checks';
 import { queryJsonPath } from './jsonpath';

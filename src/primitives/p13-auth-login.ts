@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { LoginRefused, P13_METHODS, RoleError } from './auth/provider';
 import { performSetupRequest } from './auth/login';
-import { LoginOverrideSchema, SetupRequestSchema } from './auth/roles-schema';
+import { LoginOverrideSchema, SetupRequestSchema } from '../model/roles';
 import { ensureRoleSession, markRoleFailed, setCurrentRole } from './auth/session';
 import { capturePublishedIds } from './published-id-capture';
 import { definePrimitive } from './types';

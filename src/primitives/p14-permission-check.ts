@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { JsonSchema, type Json } from '../json';
+import { JsonSchema, type Json } from '../model/json';
 import { show } from './compare';
-import { appendQuery } from './http';
+import { appendQuery } from '../http/request';
 import { HTTP_METHODS, PathSchema } from './p04-http-request';
 import { RoleError } from './auth/provider';
 import { LAST_VARS_LOCAL, requestFailure, sessionRequest } from './auth/request';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { JsonSchema, type Json } from '../json';
-import { appendQuery } from './http';
+import { JsonSchema, type Json } from '../model/json';
+import { appendQuery } from '../http/request';
 import { HTTP_METHODS, PathSchema } from './p04-http-request';
 import { LAST_VARS_LOCAL, requestFailure, sessionRequest } from './auth/request';
 import { definePrimitive, type PrimitiveContext } from './types';

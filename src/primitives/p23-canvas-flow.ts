@@ -1,6 +1,6 @@
 import { show } from './compare';
 import { multipartBody } from './http-body';
-import { formEncode } from './auth/http-raw';
+import { formEncode } from '../http/raw';
 import { requestFailure, sessionRequest } from './auth/request';
 import type { PrimitiveContext, PrimitiveOutcome } from './types';
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { JsonSchema, type Json } from '../json';
+import { JsonSchema, type Json } from '../model/json';
 import { show } from './compare';
-import { appendQuery } from './http';
+import { appendQuery } from '../http/request';
 import { queryJsonPath } from './jsonpath';
 import { PathSchema, RoleName } from './p04-http-request';
 import { LAST_VARS_LOCAL } from './auth/request';

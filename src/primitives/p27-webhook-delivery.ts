@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { JsonSchema, type Json } from '../json';
+import { JsonSchema, type Json } from '../model/json';
 import { asNumeric, compareNum, parseNumericCondition, show } from './compare';
 import { HTTP_METHODS, PathSchema } from './p04-http-request';
 import { LAST_VARS_LOCAL, requestFailure, sessionRequest } from './auth/request';

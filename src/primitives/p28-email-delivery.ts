@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { LAST_VARS_LOCAL, requestFailure, resolveTarget } from './auth/request';
-import { sendRaw } from './http';
+import { sendRaw } from '../http/request';
 import { definePrimitive } from './types';
 import { RequestSchema, sendRequest } from './workflow-http';
 

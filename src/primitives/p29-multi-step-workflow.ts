@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { JsonSchema, type Json } from '../json';
+import { JsonSchema, type Json } from '../model/json';
 import { deepEqual, show } from './compare';
 import { LAST_VARS_LOCAL } from './auth/request';
 import { queryJsonPath } from './jsonpath';

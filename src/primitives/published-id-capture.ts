@@ -1,4 +1,4 @@
-import type { Json } from '../json';
+import type { Json } from '../model/json';
 import { toJson } from './compare';
 import type { PrimitiveContext } from './types';
 

@@ -1,7 +1,7 @@
-import type { Json } from '../json';
-import type { DagNode } from '../tasks/dag-schema';
+import type { Json } from '../model/json';
+import type { DagNode } from '../model/dag';
 import { continuesAfterFailure, scoreNode } from '../scoring/node-score';
-import type { NodeStatus } from '../scoring/types';
+import type { NodeStatus } from '../model/scores';
 import { releaseChain } from './chain-resources';
 import { findPrimitive } from './registry';
 import { writeResponseLog } from './response-log';

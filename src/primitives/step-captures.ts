@@ -1,11 +1,11 @@
-import type { Json } from '../json';
+import type { Json } from '../model/json';
 import { toJson } from './compare';
 import { queryJsonPath } from './jsonpath';
 import { findPrimitive } from './registry';
 import type { ChainState } from './types';
-import type { NodeCapture } from './capture-schema';
+import type { NodeCapture } from '../model/capture';
 
-export { NodeCaptureSchema, type NodeCapture } from './capture-schema';
+export { NodeCaptureSchema, type NodeCapture } from '../model/capture';
 
 /**
  * Node-level captures (dag.json `captures`): variables taken from the response a step of the

@@ -1,8 +1,8 @@
 import type { z } from 'zod';
 import type { Logger } from 'pino';
-import type { Json } from '../json';
+import type { Json } from '../model/json';
 import type { Browser } from 'playwright-core';
-import type { LoginOverride } from './auth/roles-schema';
+import type { LoginOverride } from '../model/roles';
 
 /** What a primitive reports. `passed` drives the node score; `data` is evidence for the report. */
 export interface PrimitiveOutcome {

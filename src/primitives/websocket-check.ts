@@ -1,6 +1,6 @@
 import WebSocket from 'ws';
 import { z } from 'zod';
-import { JsonSchema, type Json } from '../json';
+import { JsonSchema, type Json } from '../model/json';
 import { sessionRequest } from './auth/request';
 import { withSession } from './auth/session';
 import { show } from './compare';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { JsonSchema, type Json } from '../json';
+import { JsonSchema, type Json } from '../model/json';
 import { RoleError } from './auth/provider';
 import { requestFailure, sessionRequest, type SessionResponse } from './auth/request';
 import { ensureRoleSession } from './auth/session';

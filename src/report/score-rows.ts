@@ -1,5 +1,5 @@
-import type { TaskScore } from '../scoring/task-score';
-import type { ScoreCell } from '../scoring/types';
+import type { TaskScore } from '../model/scores';
+import type { ScoreCell } from '../model/scores';
 
 export const SCORE_HEADER = ['', 'score', 'max', 'pct', 'nodes', 'passed', 'failed', 'skip-dep', 'skip-llm', 'error'];
 

@@ -1,4 +1,4 @@
-import type { RolloutResult } from '../workflows/contracts';
+import type { RolloutResult } from '../model/rollout';
 import { mdTable } from './table';
 import { SCORE_HEADER, scoreSections } from './score-rows';
 

@@ -1,7 +1,8 @@
 import { BACKBONES } from '../scoring/backbone';
-import { pctOf, type BenchmarkReport } from '../scoring/benchmark';
-import { TAXONOMY_LABELS } from '../scoring/taxonomy';
-import type { RolloutSummary, SweepResult } from '../workflows/sweep-contracts';
+import { pctOf } from '../scoring/benchmark';
+import { type BenchmarkReport } from '../model/benchmark';
+import { TAXONOMY_LABELS } from '../model/scores';
+import type { RolloutSummary, SweepResult } from '../model/sweep';
 import { mdTable, textTable } from './table';
 
 /** Flat exports of a sweep: Markdown summary, CSV tables, JSONL of rollouts, a text leaderboard. */

@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { docker } from './client';
 import { SandboxInfraError, dockerStatus, infra, isNotFound } from './errors';
 import { LABEL, checkRolloutKey, networkName, projectName } from './naming';
-import { reapOrphanFirewalls, removeStackFirewall } from '../security/firewall';
+import { reapOrphanFirewalls, removeStackFirewall } from './firewall';
 
 export const StackHandle = z.object({
   rolloutKey: z.string(),

@@ -8,7 +8,7 @@ import { LABEL, baseLabels, checkRolloutKey, containerName, networkName, project
 import { downStack, inspectStack, type StackHandle } from './stack-state';
 import { waitForCondition, type Condition } from './stack-wait';
 import { DEFAULT_ISOLATION, dockerHostCpus, effectiveLimits, networkOptions, type StackIsolation } from './isolation';
-import { applyStackFirewall, firewallNames, FirewallError } from '../security/firewall';
+import { applyStackFirewall, firewallNames, FirewallError } from './firewall';
 
 export interface UpStackOptions {
   rolloutKey: string;

@@ -1,4 +1,4 @@
-import type { NodeOutcome, ScoreCell } from './types';
+import type { NodeOutcome, ScoreCell } from '../model/scores';
 
 function emptyCell(): ScoreCell {
   return { score: 0, maxScore: 0, pct: null, nodes: 0, passed: 0, failed: 0, skippedDependency: 0, skippedLlm: 0, error: 0 };

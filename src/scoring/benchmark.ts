@@ -1,10 +1,12 @@
+import type { BenchmarkReport, ConfigRow, TaskCell } from '../model/benchmark';
 import { round } from './aggregate';
 import { BACKBONES } from './backbone';
-import type { TaskScore } from './task-score';
-import { classifyRollout, DEFAULT_THRESHOLDS, TAXONOMY_LABELS, type TaxonomyLabel, type TaxonomyThresholds } from './taxonomy';
-import type { ScoreCell } from './types';
-import type { RolloutResult } from '../workflows/contracts';
-import type { Frac, RolloutScoreSummary, RolloutSummary } from '../workflows/sweep-contracts';
+import type { TaskScore } from '../model/scores';
+import { classifyRollout, DEFAULT_THRESHOLDS, type TaxonomyThresholds } from './taxonomy';
+import { TAXONOMY_LABELS, type TaxonomyLabel } from '../model/scores';
+import type { ScoreCell } from '../model/scores';
+import type { RolloutResult } from '../model/rollout';
+import type { Frac, RolloutScoreSummary, RolloutSummary } from '../model/sweep';
 
 /**
  * The paper's benchmark aggregation over a sweep's rollouts. Pure: the sweep workflow computes
@@ -67,49 +69,8 @@ export function summarizeRollout(r: RolloutResult, origin: RolloutSummary['origi
   };
 }
 
-export interface TaskCell {
-  /** mean over completed repeats, percent */
-  mean: number | null;
-  /** each completed repeat's score, percent, in repeat order */
-  repeats: (number | null)[];
-  best: number | null;
-}
 
-export interface ConfigRow {
-  agent: string;
-  model: string;
-  rank: number;
-  /** benchmark score = Pass@1: mean over tasks of the mean over repeats of S_t */
-  score: number | null;
-  /** the same over non-judge nodes only */
-  nonLlm: number | null;
-  /** mean over tasks of the best repeat (Best@k, k = repeats) */
-  bestOfK: number | null;
-  /** mean over tasks of the sample standard deviation across repeats (0 with one repeat) */
-  repeatStdev: number | null;
-  /** tasks with at least one completed rollout */
-  tasks: number;
-  rollouts: number;
-  completed: number;
-  /** rollouts without a score: failed, cancelled, terminated or timed out */
-  unscored: number;
-  judgeDroppedMaxScore: number;
-  byTask: Record<string, TaskCell>;
-  byBackbone: Record<string, number | null>;
-  byCategory: Record<string, number | null>;
-  byTrajectory: Record<string, number | null>;
-  taxonomy: Record<TaxonomyLabel | 'none', number>;
-}
 
-export interface BenchmarkReport {
-  configs: ConfigRow[];
-  tasks: string[];
-  backbones: string[];
-  categories: string[];
-  trajectories: string[];
-  rollouts: { total: number; completed: number; unscored: number };
-  rule: string;
-}
 
 const mean = (xs: number[]): number | null => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : null);
 const r2 = (x: number | null): number | null => (x === null ? null : round(x, 2));

@@ -1,5 +1,5 @@
-import type { Method } from '../tasks/dag-schema';
-import type { NodeStatus } from './types';
+import type { Method } from '../model/dag';
+import type { NodeStatus } from '../model/scores';
 import { pyRound } from './py-round';
 
 /** Binary chains stop at the first failure (paper §Scoring); weighted and judge chains run whole. */

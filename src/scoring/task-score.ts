@@ -1,19 +1,8 @@
+import type { TaskScore } from '../model/scores';
 import { backboneOf } from './backbone';
 import { cellOf, cellsBy, round } from './aggregate';
-import type { NodeOutcome, NodeStatus, ScoreCell } from './types';
+import type { NodeOutcome, NodeStatus, ScoreCell } from '../model/scores';
 
-export interface TaskScore {
-  /** S_t = 100·Σs/ΣM over nodes that are not SKIPPED_LLM */
-  overall: ScoreCell;
-  /** the same over non-judge nodes only */
-  nonLlm: ScoreCell;
-  /** Σ maxScore of SKIPPED_LLM nodes, removed from both sums */
-  judgeDroppedMaxScore: number;
-  byCategory: Record<string, ScoreCell>;
-  byBackbone: Record<string, ScoreCell>;
-  byTrajectory: Record<string, ScoreCell>;
-  statusCounts: Partial<Record<NodeStatus, number>>;
-}
 
 export function scoreTask(outcomes: readonly NodeOutcome[], trajectories: Record<string, string[]>): TaskScore {
   const byId = new Map(outcomes.map((o) => [o.nodeId, o]));

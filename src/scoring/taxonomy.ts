@@ -1,3 +1,4 @@
+import type { TaxonomyLabel } from '../model/scores';
 import { BACKBONES, type Backbone } from './backbone';
 
 /**
@@ -18,8 +19,6 @@ import { BACKBONES, type Backbone } from './backbone';
  *
  * docs/scoring.md explains the choice of thresholds.
  */
-export const TAXONOMY_LABELS = ['T1', 'T2', 'T3', 'T4', 'T5'] as const;
-export type TaxonomyLabel = (typeof TAXONOMY_LABELS)[number];
 
 export interface TaxonomyThresholds {
   /** below this a backbone is broken (T5 / T4 gates) */

@@ -1,4 +1,4 @@
-import type { TaskScore } from './task-score';
+import type { TaskScore } from '../model/scores';
 
 /**
  * Evaluator access voids a rollout (the published harness's VOIDED_BY_LEAK): its task score is 0,

@@ -1,6 +1,6 @@
 /**
  * The agent phase's network: what the agent's container may reach on the worker host while the
- * agent runs, and nothing after. Opens the rollout firewall (src/security/firewall.ts) for the LLM
+ * agent runs, and nothing after. Opens the rollout firewall (src/sandbox/firewall.ts) for the LLM
  * relay's port and the egress proxy's port on the bridge gateway, starts the egress proxy
  * (src/security/egress-proxy.ts) with the task's `network.allow`, and hands back the proxy
  * environment for every agent launch. `close()` closes both ports again, so during evaluation the
@@ -9,7 +9,7 @@
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { writeJson } from '../runs/files';
-import { closeHostPort, firewallPlan, openHostPort, openPorts, type FirewallStatus } from './firewall';
+import { closeHostPort, firewallPlan, openHostPort, openPorts, type FirewallStatus } from '../sandbox/firewall';
 import { startEgressProxy } from './egress-proxy';
 
 export interface AgentNetworkOptions {

@@ -2,7 +2,7 @@ import { dirname } from 'node:path';
 import type { InputIssue } from '../errors';
 import { ComposeError, isolationPolicyIssues, type ComposeProject } from '../sandbox';
 import { loadTaskCompose } from './task-compose';
-import type { Task } from './task';
+import type { Task } from '../model/task';
 
 /**
  * Load-time checks of a task's environment, so a bad compose file fails `tasks validate`, `run`

@@ -2,12 +2,12 @@ import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSyn
 import { join, relative, resolve } from 'node:path';
 import YAML from 'yaml';
 import type { InputIssue } from '../errors';
-import { jsonPath } from '../json';
-import { RolesSchema, type RolesDecl } from '../primitives/auth/roles-schema';
+import { jsonPath } from '../model/json';
+import { RolesSchema, type RolesDecl } from '../model/roles';
 import { loadNativeTask } from './load-native';
 import { loadPublishedTask, rewritePublishedCompose, type PublishedLoadResult } from './published';
 import { modelRunDotenv, useModelDockerfile } from './published/compose';
-import type { Task } from './task';
+import type { Task } from '../model/task';
 
 export interface ImportOptions {
   /** the native task folder to write (must not exist, or be empty, unless force) */

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import YAML from 'yaml';
-import { jsonPath } from '../json';
+import { jsonPath } from '../model/json';
 import { InvalidInputError, type InputIssue } from '../errors';
 import { TaskManifestSchema } from './manifest-schema';
 import { checkDag } from './validate-dag';
@@ -10,7 +10,7 @@ import { addPublishedContextEdges } from './published/context-edges';
 import { hashTree } from './hash';
 import { zodInputIssues } from './zod-issues';
 import { knowledgeBaseIssues } from './knowledge-base';
-import type { Task } from './task';
+import type { Task } from '../model/task';
 
 export interface LoadResult {
   task: Task | null;

@@ -4,7 +4,7 @@ import { InvalidInputError } from '../errors';
 import { loadNativeTask, type LoadResult } from './load-native';
 import { isPublishedLayout, loadPublishedTask } from './published';
 import { environmentIssues } from './environment-check';
-import type { Task } from './task';
+import type { Task } from '../model/task';
 
 /** Native (task.yaml) or published SaaSBench layout, told apart by what the folder holds. */
 export function loadAnyTask(dirArg: string): LoadResult {

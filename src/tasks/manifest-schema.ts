@@ -1,37 +1,11 @@
 import { z } from 'zod';
-import { JsonSchema } from '../json';
-import { RolesSchema } from '../primitives/auth/roles-schema';
+import { JsonSchema } from '../model/json';
+import { DatabaseSchema } from '../model/database';
+import { RolesSchema } from '../model/roles';
 import { parseByteSize } from '../sandbox/compose-values';
 
 const Rel = z.string().min(1);
 
-/**
- * The database a task's checks read (P08–P11, P27). `kind`: postgres; mysql (MySQL and MariaDB);
- * clickhouse (its HTTP interface, port 8123); mongodb. `port` is the container port; the stack
- * publishes it on a loopback port the evaluator connects to.
- */
-const DbCommon = {
-  service: z.string().min(1),
-  password: z.string(),
-  name: z.string().min(1),
-};
-export const DatabaseSchema = z.discriminatedUnion('kind', [
-  z.object({ kind: z.literal('postgres'), port: z.number().int().positive().default(5432), user: z.string().min(1), ...DbCommon }).strict(),
-  z.object({ kind: z.literal('mysql'), port: z.number().int().positive().default(3306), user: z.string().min(1), ...DbCommon }).strict(),
-  z.object({ kind: z.literal('clickhouse'), port: z.number().int().positive().default(8123), user: z.string().min(1).default('default'), ...DbCommon, password: z.string().default('') }).strict(),
-  z
-    .object({
-      kind: z.literal('mongodb'),
-      port: z.number().int().positive().default(27017),
-      /** '' = no authentication */
-      user: z.string().default(''),
-      ...DbCommon,
-      password: z.string().default(''),
-      /** the database that holds the user (MongoDB authSource) */
-      auth_source: z.string().min(1).default('admin'),
-    })
-    .strict(),
-]);
 
 /** "4g", "512m", "1.5gb" or a number of bytes; at least 64 MiB. */
 const MemorySize = z
@@ -121,5 +95,4 @@ export const TaskManifestSchema = z
   .strict();
 
 export type TaskManifest = z.infer<typeof TaskManifestSchema>;
-export type DatabaseTarget = z.infer<typeof DatabaseSchema>;
 export type TaskLimits = z.infer<typeof LimitsSchema>;

@@ -1,11 +1,11 @@
 import type { InputIssue } from '../errors';
-import { jsonPath } from '../json';
+import { jsonPath } from '../model/json';
 import { findPrimitive } from '../primitives/registry';
 import { ID_LIKE } from '../primitives/published-id-capture';
 import { captureStep } from '../primitives/step-captures';
 import { clockNames } from '../primitives/run-clock';
-import type { Dag } from './dag-schema';
-import { ancestorsInOrder, topoOrder } from './topo';
+import type { Dag } from '../model/dag';
+import { ancestorsInOrder, topoOrder } from '../dag/topo';
 
 /** Variables every chain has (src/activities/evaluate-node.ts). */
 export const BUILTIN_VARS = ['run_id', 'base_url'];

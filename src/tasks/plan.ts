@@ -1,6 +1,6 @@
-import type { EvalPlan } from '../workflows/contracts';
-import type { Task } from './task';
-import { topoOrder } from './topo';
+import type { EvalPlan } from '../model/rollout';
+import type { Task } from '../model/task';
+import { topoOrder } from '../dag/topo';
 
 /** The DAG as the workflow needs it: structure and scoring, no primitive inputs. */
 export function planOf(task: Task): EvalPlan {

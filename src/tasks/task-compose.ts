@@ -1,5 +1,5 @@
 import { loadCompose, type ComposeProject, type LoadComposeOptions } from '../sandbox';
-import type { Task } from './task';
+import type { Task } from '../model/task';
 
 /** How every caller loads a task's compose file: its env-file fallbacks and harness variables. */
 export function taskComposeOptions(task: Pick<Task, 'environment'>): LoadComposeOptions {

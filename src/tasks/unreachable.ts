@@ -1,7 +1,7 @@
 import { weightedScore } from '../scoring/node-score';
-import type { Dag } from './dag-schema';
+import type { Dag } from '../model/dag';
 import { unresolvedPlaceholders } from './placeholders';
-import { topoOrder } from './topo';
+import { topoOrder } from '../dag/topo';
 
 export interface Unreachable {
   /** maxScore no run can earn (stubs, unresolvable placeholders, and what depends on them) */

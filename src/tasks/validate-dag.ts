@@ -1,9 +1,9 @@
 import type { z } from 'zod';
-import { jsonPath } from '../json';
+import { jsonPath } from '../model/json';
 import type { InputIssue } from '../errors';
 import { findPrimitive, isKnownPublishedType } from '../primitives/registry';
 import { leavesResponse } from '../primitives/step-captures';
-import { RawDagSchema, RawNodeSchema, type Dag, type DagNode } from './dag-schema';
+import { RawDagSchema, RawNodeSchema, type Dag, type DagNode } from '../model/dag';
 import { zodInputIssues } from './zod-issues';
 
 export interface DagCheck {

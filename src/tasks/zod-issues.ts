@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { jsonPath } from '../json';
+import { jsonPath } from '../model/json';
 import type { InputIssue } from '../errors';
 
 type Issue = z.core.$ZodIssue;

@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import YAML from 'yaml';
 import { z } from 'zod';
-import { repoRoot } from './tools';
+import { repoRoot } from '../paths';
 
 
 // ---------------------------------------------------------------------------------------------

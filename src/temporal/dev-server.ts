@@ -14,7 +14,8 @@ import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Connection } from '@temporalio/client';
-import { repoRoot, temporalBin } from './tools';
+import { temporalBin } from './tools';
+import { repoRoot } from '../paths';
 import {
   devServerArgs,
   loadDevServerConfig,

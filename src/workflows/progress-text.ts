@@ -1,4 +1,4 @@
-import type { RolloutInput, RolloutProgress } from './contracts';
+import type { RolloutInput, RolloutProgress } from '../model/rollout';
 
 /** The Markdown shown as the workflow's "current details" in the Temporal UI. */
 export function describeProgress(input: RolloutInput, p: RolloutProgress): string {

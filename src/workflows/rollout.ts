@@ -14,7 +14,7 @@ import type * as activities from '../activities';
 import { NON_RETRYABLE } from '../errors';
 import { scoreTask } from '../scoring/task-score';
 import { voidScore } from '../scoring/void';
-import type { NodeOutcome } from '../scoring/types';
+import type { NodeOutcome } from '../model/scores';
 import {
   RolloutInputSchema,
   rolloutKeyOf,
@@ -25,8 +25,8 @@ import {
   type RolloutProgress,
   type RolloutRef,
   type RolloutResult,
-} from './contracts';
-import { DagScheduler } from './dag-scheduler';
+} from '../model/rollout';
+import { DagScheduler } from '../dag/scheduler';
 import { SA } from './search-attributes';
 import { describeProgress } from './progress-text';
 

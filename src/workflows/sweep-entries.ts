@@ -1,7 +1,7 @@
 import type { CancellationScope } from '@temporalio/workflow';
 import { computeBenchmark, pctOf } from '../scoring/benchmark';
-import { RolloutInputSchema, type RolloutInput } from './contracts';
-import { emptyCounts, type RolloutState, type RolloutSummary, type StopMode, type SweepInputSchema, type SweepItem, type SweepProgress } from './sweep-contracts';
+import { RolloutInputSchema, type RolloutInput } from '../model/rollout';
+import { emptyCounts, type RolloutState, type RolloutSummary, type StopMode, type SweepInputSchema, type SweepItem, type SweepProgress } from '../model/sweep';
 
 /** Pure bookkeeping of a sweep's rollouts (workflow code: deterministic, no I/O). */
 

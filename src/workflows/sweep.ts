@@ -29,9 +29,9 @@ import {
 import type { RetryPolicy } from '@temporalio/common';
 import type * as activities from '../activities';
 import { NON_RETRYABLE } from '../errors';
-import { jsonPath } from '../json';
+import { jsonPath } from '../model/json';
 import { computeBenchmark, summarizeRollout } from '../scoring/benchmark';
-import type { RolloutResult } from './contracts';
+import type { RolloutResult } from '../model/rollout';
 import { progressOf, rolloutInputFor, type Entry } from './sweep-entries';
 import { rolloutWorkflow } from './rollout';
 import { SA } from './search-attributes';
@@ -52,7 +52,7 @@ import {
   type SweepProgress,
   type SweepResult,
   describeSweep,
-} from './sweep-contracts';
+} from '../model/sweep';
 
 /**
  * sweepWorkflow: every (task, agent, model, repeat) of the input as a child `rolloutWorkflow`

@@ -1,6 +1,6 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { repoRoot } from '../../src/temporal/tools';
+import { repoRoot } from '../../src/paths';
 
 /**
  * The published SaaSBench task folders the corpus tests read: SAASBENCH_PUBLISHED_DIR, else

@@ -1,7 +1,7 @@
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { config } from '../../src/config';
 import { loadAnyTask } from '../../src/tasks/load';
-import { RolloutInputSchema, rolloutWorkflowId, type RolloutInput, type RolloutResult } from '../../src/workflows/contracts';
+import { RolloutInputSchema, rolloutWorkflowId, type RolloutInput, type RolloutResult } from '../../src/model/rollout';
 
 export function rolloutInput(taskDir: string, agent: string, over: Partial<RolloutInput> = {}): RolloutInput {
   const { task, issues } = loadAnyTask(taskDir);

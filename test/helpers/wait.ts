@@ -1,5 +1,5 @@
 import type { WorkflowHandle } from '@temporalio/client';
-import type { RolloutProgress } from '../../src/workflows/contracts';
+import type { RolloutProgress } from '../../src/model/rollout';
 
 export async function until<T>(what: string, probe: () => Promise<T | undefined | null | false>, timeoutMs = 120_000, everyMs = 250): Promise<T> {
   const deadline = Date.now() + timeoutMs;

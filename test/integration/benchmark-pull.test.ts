@@ -12,7 +12,7 @@ import { startFakeHf, type FakeHf } from '../fakes/fake-hf';
 import { PULL_LOCK_FILE, publishedProvenance, type PullLock } from '../../src/benchmark/lock-file';
 import { validateTaskCommand } from '../../src/cli/tasks-validate';
 import { loadAnyTask } from '../../src/tasks/load';
-import { taskLock } from '../../src/runs/lock';
+import { taskLock } from '../../src/evaluation/rollout-lock';
 
 const MAIN = resolve(__dirname, '..', '..', 'src', 'cli', 'main.js');
 const TOKEN = 'hf_fakeTokenThatMustNeverBePrinted_93a1';

@@ -15,9 +15,9 @@ import { log } from '../../src/log';
 import { buildImages, downStack, execDetached, loadCompose, readFile, upStack } from '../../src/sandbox';
 import { loadRunnableTask } from '../../src/tasks/load';
 import { planOf } from '../../src/tasks/plan';
-import type { Task } from '../../src/tasks/task';
-import { repoRoot } from '../../src/temporal/tools';
-import type { StackRef } from '../../src/workflows/contracts';
+import type { Task } from '../../src/model/task';
+import { repoRoot } from '../../src/paths';
+import type { StackRef } from '../../src/model/rollout';
 
 let task: Task;
 let stack: StackRef;

@@ -8,7 +8,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { ImagePreflightError, buildImages, docker, loadCompose, planImages, preflightImages, type ComposeProject } from '../../src/sandbox';
-import { repoRoot } from '../../src/temporal/tools';
+import { repoRoot } from '../../src/paths';
 
 const BASE = 'saasbench/base:bookworm';
 const taskId = `planitest${process.pid}`;

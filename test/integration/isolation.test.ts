@@ -10,7 +10,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { networkInterfaces, tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { buildImages, docker, downStack, exec, loadCompose, projectName, stackIsolation, upStack, type ComposeProject, type StackHandle } from '../../src/sandbox';
-import { closeHostPort, firewallNames, listFirewallChains, openHostPort, openPorts } from '../../src/security/firewall';
+import { closeHostPort, firewallNames, listFirewallChains, openHostPort, openPorts } from '../../src/sandbox/firewall';
 import { readEgressLog, startEgressProxy } from '../../src/security/egress-proxy';
 import { limitSignals } from '../../src/security/signals';
 import { gatewayOf } from '../../src/agents/llm-relay';

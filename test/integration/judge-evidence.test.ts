@@ -11,7 +11,7 @@ import { launchChromium } from '../../src/primitives/browser-common';
 import { p17LlmJudge } from '../../src/primitives/p17-llm-judge';
 import { runNode } from '../../src/primitives/run-chain';
 import type { PrimitiveEnv } from '../../src/primitives/types';
-import type { DagNode } from '../../src/tasks/dag-schema';
+import type { DagNode } from '../../src/model/dag';
 import { startFakeJudge, type FakeJudgeServer } from '../fakes/fake-anthropic-judge';
 import { httpEnv, makeCtx, runPrimitive } from '../fixtures/primitives/harness';
 

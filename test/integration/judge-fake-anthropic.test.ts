@@ -7,8 +7,8 @@ import { clearJudgeMemoryCache, createJudge, judgeFor, type JudgeOptions } from 
 import { runNode } from '../../src/primitives/run-chain';
 import type { JudgePort, PrimitiveEnv } from '../../src/primitives/types';
 import { scoreTask } from '../../src/scoring/task-score';
-import type { NodeOutcome } from '../../src/scoring/types';
-import type { DagNode } from '../../src/tasks/dag-schema';
+import type { NodeOutcome } from '../../src/model/scores';
+import type { DagNode } from '../../src/model/dag';
 import { startFakeJudge, type FakeJudgeServer } from '../fakes/fake-anthropic-judge';
 import { httpEnv } from '../fixtures/primitives/harness';
 

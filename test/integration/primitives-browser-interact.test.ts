@@ -14,7 +14,7 @@ import { RENDER_DOM } from '../../src/primitives/browser-render-dom';
 import { releaseChain } from '../../src/primitives/chain-resources';
 import { runNode } from '../../src/primitives/run-chain';
 import type { PrimitiveEnv } from '../../src/primitives/types';
-import type { DagNode } from '../../src/tasks/dag-schema';
+import type { DagNode } from '../../src/model/dag';
 import { httpEnv, makeCtx, runPrimitive } from '../fixtures/primitives/harness';
 
 let browser: Browser;

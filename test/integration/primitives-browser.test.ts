@@ -10,10 +10,10 @@ import { launchChromium } from '../../src/primitives/browser-common';
 import { SCREENSHOT } from '../../src/primitives/browser-screenshot';
 import { RENDER_DOM } from '../../src/primitives/browser-render-dom';
 import { rolesPort } from '../../src/primitives/auth/provider';
-import { RolesSchema } from '../../src/primitives/auth/roles-schema';
+import { RolesSchema } from '../../src/model/roles';
 import { runNode } from '../../src/primitives/run-chain';
 import type { JudgeRequest, PrimitiveEnv } from '../../src/primitives/types';
-import type { DagNode } from '../../src/tasks/dag-schema';
+import type { DagNode } from '../../src/model/dag';
 import { httpEnv, makeCtx, runPrimitive } from '../fixtures/primitives/harness';
 
 let browser: Browser;

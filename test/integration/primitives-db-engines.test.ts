@@ -13,8 +13,8 @@ import { P10 } from '../../src/primitives/p10-db-column-check';
 import { P11 } from '../../src/primitives/p11-db-index-check';
 import type { PrimitiveEnv } from '../../src/primitives/types';
 import { normalizePublishedDag } from '../../src/tasks/published/dialect';
-import type { DatabaseTarget } from '../../src/tasks/manifest-schema';
-import { repoRoot } from '../../src/temporal/tools';
+import type { DatabaseTarget } from '../../src/model/database';
+import { repoRoot } from '../../src/paths';
 import { docker, startContainer, type TestContainer } from '../fixtures/primitives/container-env';
 import { httpEnv, makeCtx, runPrimitive } from '../fixtures/primitives/harness';
 

@@ -6,7 +6,7 @@ import { P03 } from '../../src/primitives/p03-file-count';
 import { P12 } from '../../src/primitives/p12-docker-exec';
 import { runNode } from '../../src/primitives/run-chain';
 import type { PrimitiveEnv } from '../../src/primitives/types';
-import type { DagNode } from '../../src/tasks/dag-schema';
+import type { DagNode } from '../../src/model/dag';
 import { containerEnv, startContainer, type TestContainer } from '../fixtures/primitives/container-env';
 import { makeCtx, runPrimitive } from '../fixtures/primitives/harness';
 

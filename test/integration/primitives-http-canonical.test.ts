@@ -9,10 +9,10 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { findPrimitive } from '../../src/primitives/registry';
 import { rolesPort } from '../../src/primitives/auth/provider';
-import { RolesSchema } from '../../src/primitives/auth/roles-schema';
+import { RolesSchema } from '../../src/model/roles';
 import { runNode } from '../../src/primitives/run-chain';
 import type { PrimitiveEnv } from '../../src/primitives/types';
-import type { DagNode } from '../../src/tasks/dag-schema';
+import type { DagNode } from '../../src/model/dag';
 import { httpEnv, makeCtx, runPrimitive } from '../fixtures/primitives/harness';
 
 type Seen = { method: string; path: string; headers: http.IncomingHttpHeaders; body: Buffer };

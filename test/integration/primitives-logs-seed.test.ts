@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { P21 } from '../../src/primitives/p21-log-content-check';
 import { P13 } from '../../src/primitives/p13-auth-login';
 import { rolesPort } from '../../src/primitives/auth/provider';
-import { RolesSchema } from '../../src/primitives/auth/roles-schema';
+import { RolesSchema } from '../../src/model/roles';
 import { findPrimitive } from '../../src/primitives/registry';
 import type { PrimitiveEnv } from '../../src/primitives/types';
 import { containerEnv, startContainer, type TestContainer } from '../fixtures/primitives/container-env';

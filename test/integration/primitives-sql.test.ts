@@ -5,7 +5,7 @@ import { P09 } from '../../src/primitives/p09-db-table-exists';
 import { P10 } from '../../src/primitives/p10-db-column-check';
 import { runNode } from '../../src/primitives/run-chain';
 import type { PrimitiveEnv } from '../../src/primitives/types';
-import type { DagNode } from '../../src/tasks/dag-schema';
+import type { DagNode } from '../../src/model/dag';
 import { startPostgres, type TestPostgres } from '../fixtures/primitives/container-env';
 import { httpEnv, makeCtx, runPrimitive, schemaIssues } from '../fixtures/primitives/harness';
 

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import * as path from 'node:path';
 import { buildImages, downStack, exec, loadCompose, planImages, upStack, type ComposeProject, type StackHandle } from '../../src/sandbox';
 import { STANDINS, buildStandin, standinImageMap } from '../../src/sandbox/standins';
-import { repoRoot } from '../../src/temporal/tools';
+import { repoRoot } from '../../src/paths';
 import { labelledFor } from '../helpers/docker';
 
 const fixture = path.join(repoRoot(), 'test', 'fixtures', 'compose', 'standins', 'docker-compose.yml');

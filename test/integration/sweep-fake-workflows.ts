@@ -4,8 +4,8 @@
  * rollouts, its continue-as-new and its re-submission can be exercised in seconds.
  */
 import { sleep } from '@temporalio/workflow';
-import type { RolloutInput, RolloutResult } from '../../src/workflows/contracts';
-import type { ScoreCell } from '../../src/scoring/types';
+import type { RolloutInput, RolloutResult } from '../../src/model/rollout';
+import type { ScoreCell } from '../../src/model/scores';
 
 export { sweepWorkflow, sweepProgressQuery, stopSweepSignal } from '../../src/workflows/sweep';
 

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { sweepLookupRollouts, sweepResolveTasks, sweepWriteReport } from '../../src/activities';
-import { sweepWorkflowId, type SweepInputRaw, type SweepProgress, type SweepResult } from '../../src/workflows/sweep-contracts';
+import { sweepWorkflowId, type SweepInputRaw, type SweepProgress, type SweepResult } from '../../src/model/sweep';
 import { devServer } from '../helpers/temporal';
 import { rolloutExecutions, uniqueName, until } from './sweep-support';
 

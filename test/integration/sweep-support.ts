@@ -2,8 +2,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client } from '@temporalio/client';
-import { repoRoot } from '../../src/temporal/tools';
-import { SweepInputSchema, sweepWorkflowId, type SweepInputRaw, type SweepResult } from '../../src/workflows/sweep-contracts';
+import { repoRoot } from '../../src/paths';
+import { SweepInputSchema, sweepWorkflowId, type SweepInputRaw, type SweepResult } from '../../src/model/sweep';
 
 /** Shared by the sweep integration tests. */
 

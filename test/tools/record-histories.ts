@@ -6,9 +6,9 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils';
-import { startWorker } from '../../src/temporal/worker';
-import { repoRoot } from '../../src/temporal/tools';
-import { rolloutWorkflowId } from '../../src/workflows/contracts';
+import { startWorker } from '../../src/worker/worker';
+import { repoRoot } from '../../src/paths';
+import { rolloutWorkflowId } from '../../src/model/rollout';
 import { devServer } from '../helpers/temporal';
 import { rolloutInput, runRolloutWorkflow } from '../helpers/rollout';
 

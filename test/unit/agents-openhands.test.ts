@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { repoRoot } from '../../src/temporal/tools';
+import { repoRoot } from '../../src/paths';
 import { resolveModel } from '../../src/agents/models';
 import { litellmModel, openhandsAgent, openhandsConfig, openhandsTask } from '../../src/agents/openhands';
 import { openhandsTrajectory, trajectoryFromStdout } from '../../src/agents/openhands/trajectory';

@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { repoRoot } from '../../src/temporal/tools';
+import { repoRoot } from '../../src/paths';
 import { claudeCompleted, claudeSessionId, claudeTrajectory, claudeTransient } from '../../src/agents/claude-code/events';
 import { codexCompleted, codexThreadId, codexTrajectory, codexTransient } from '../../src/agents/codex/events';
 import { transientIn } from '../../src/agents/transient';

@@ -4,7 +4,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { backboneOf, UNMAPPED } from '../../src/scoring/backbone';
 import mapping from '../../src/scoring/category_to_backbone.json';
-import { repoRoot } from '../../src/temporal/tools';
+import { repoRoot } from '../../src/paths';
 import { corpusOpt, publishedTask } from '../helpers/published';
 
 

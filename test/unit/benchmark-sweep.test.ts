@@ -5,9 +5,9 @@ import { computeBenchmark, pctOf } from '../../src/scoring/benchmark';
 import { classifyRollout } from '../../src/scoring/taxonomy';
 import { leaderboardCsv, rolloutsCsv, rolloutsJsonl, sweepMarkdown } from '../../src/report/sweep-export';
 import { loadSweepFile, validateSweep } from '../../src/cli/sweep';
-import { repoRoot } from '../../src/temporal/tools';
+import { repoRoot } from '../../src/paths';
 import { InvalidInputError } from '../../src/errors';
-import { describeSweep, emptyCounts, planSweep, SweepInputSchema, type Frac, type RolloutSummary, type SweepResult } from '../../src/workflows/sweep-contracts';
+import { describeSweep, emptyCounts, planSweep, SweepInputSchema, type Frac, type RolloutSummary, type SweepResult } from '../../src/model/sweep';
 
 let seq = 0;
 function rollout(taskId: string, agent: string, repeat: number, overall: Frac, backbone: Record<string, Frac> = {}, over: Partial<RolloutSummary> = {}): RolloutSummary {

@@ -1,9 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { DagScheduler } from '../../src/workflows/dag-scheduler';
-import type { EvalPlan, PlanNode } from '../../src/workflows/contracts';
-import type { NodeOutcome } from '../../src/scoring/types';
-import { topoOrder } from '../../src/tasks/topo';
+import { DagScheduler } from '../../src/dag/scheduler';
+import type { EvalPlan, PlanNode } from '../../src/model/rollout';
+import type { NodeOutcome } from '../../src/model/scores';
+import { topoOrder } from '../../src/dag/topo';
 
 const pn = (id: string, prereqs: string[] = []): PlanNode => ({ id, prereqs, method: 'binary', maxScore: 1, category: 'API', subcategory: '' });
 const planOf = (nodes: PlanNode[]): EvalPlan => ({ taskId: 't', taskHash: 'h', nodes, order: topoOrder(nodes), trajectories: {} });

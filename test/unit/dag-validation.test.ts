@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { checkDag } from '../../src/tasks/validate-dag';
 import { loadAnyTask } from '../../src/tasks/load';
-import { repoRoot } from '../../src/temporal/tools';
+import { repoRoot } from '../../src/paths';
 import { corpusOpt, publishedTask } from '../helpers/published';
 
 const node = (id: string, prereqs: string[] = [], extra: Record<string, unknown> = {}) => ({

@@ -11,7 +11,8 @@ import {
   parseDevServerConfig,
   resolveDevServer,
 } from '../../src/temporal/dev-server';
-import { ToolNotFoundError, readToolsEnv, repoRoot, temporalBin, temporalTestServerBin } from '../../src/temporal/tools';
+import { ToolNotFoundError, readToolsEnv, temporalBin, temporalTestServerBin } from '../../src/temporal/tools';
+import { repoRoot } from '../../src/paths';
 
 const FILE = '/some/where/temporal-dev.yml';
 

@@ -2,7 +2,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { repoRoot } from '../../src/temporal/tools';
+import { repoRoot } from '../../src/paths';
 import { normalizePublishedDag } from '../../src/tasks/published/dialect';
 import { checkDag } from '../../src/tasks/validate-dag';
 

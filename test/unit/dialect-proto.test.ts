@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { normalizePublishedDag } from '../../src/tasks/published/dialect';
 import { findPrimitive } from '../../src/primitives/registry';
-import { repoRoot } from '../../src/temporal/tools';
+import { repoRoot } from '../../src/paths';
 
 const FIXTURES = JSON.parse(readFileSync(join(repoRoot(), 'test', 'fixtures', 'dialect-proto', 'dags.json'), 'utf8')) as Record<string, { id: string }[]>;
 

@@ -5,7 +5,7 @@ import { PassThrough } from 'node:stream';
 import { dryRunTask } from '../../src/evaluation/dry-run';
 import { dryRunCommand } from '../../src/cli/tasks-dry-run';
 import { loadTaskOrThrow } from '../../src/tasks/load-native';
-import { repoRoot } from '../../src/temporal/tools';
+import { repoRoot } from '../../src/paths';
 
 const helpdesk = () => loadTaskOrThrow(join(repoRoot(), 'tasks', 'helpdesk'));
 

@@ -13,7 +13,7 @@ import { publishedIds } from '../../src/primitives/published-id-capture';
 import { entityOf } from '../../src/primitives/p05-api-crud';
 import { sampleFiles, rubricText } from '../../src/primitives/p17-llm-judge';
 import { absorbCookies, cookieHeader, parseSetCookie, splitJoinedSetCookie } from '../../src/primitives/auth/cookies';
-import { RolesSchema } from '../../src/primitives/auth/roles-schema';
+import { RolesSchema } from '../../src/model/roles';
 import { schemaIssues } from '../fixtures/primitives/harness';
 import { corpusOpt, publishedTask } from '../helpers/published';
 

@@ -7,7 +7,7 @@ import { P06 } from '../../src/primitives/p06-json-schema-match';
 import { P07 } from '../../src/primitives/p07-json-value-assert';
 import { P15 } from '../../src/primitives/p15-status-code-assert';
 import { runNode } from '../../src/primitives/run-chain';
-import type { DagNode } from '../../src/tasks/dag-schema';
+import type { DagNode } from '../../src/model/dag';
 import { httpEnv, makeCtx, runPrimitive, schemaIssues } from '../fixtures/primitives/harness';
 
 interface Seen { method: string; url: string; headers: http.IncomingHttpHeaders; body: string }

@@ -7,7 +7,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { PUBLISHED_COMPOSE_ENV, derivePublishedCompose } from '../../src/tasks/published/compose';
-import { repoRoot } from '../../src/temporal/tools';
+import { repoRoot } from '../../src/paths';
 import { baseImages, mapDockerfile } from '../../src/sandbox';
 import { readFileSync } from 'node:fs';
 import { corpusOpt, publishedTasks } from '../helpers/published';

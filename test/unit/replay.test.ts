@@ -4,7 +4,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Worker } from '@temporalio/worker';
 import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
-import { repoRoot } from '../../src/temporal/tools';
+import { repoRoot } from '../../src/paths';
 
 const dir = join(repoRoot(), 'test', 'fixtures', 'histories');
 const files = readdirSync(dir).filter((f) => f.endsWith('.json'));

@@ -3,8 +3,8 @@ import assert from 'node:assert/strict';
 import { baseImages, canonicalRef, checkImageMap, imageMapFromEnv, ImageMapError, mapDockerfile, mapImage, parseImageMap } from '../../src/sandbox';
 import { standinImageMap } from '../../src/sandbox/standins';
 import { resolveSweepTasks } from '../../src/activities/sweep-resolve';
-import { repoRoot } from '../../src/temporal/tools';
-import { SweepInputSchema } from '../../src/workflows/sweep-contracts';
+import { repoRoot } from '../../src/paths';
+import { SweepInputSchema } from '../../src/model/sweep';
 import { rolloutInputFor } from '../../src/workflows/sweep-entries';
 
 test('canonical references: docker.io/library and :latest are implied', () => {

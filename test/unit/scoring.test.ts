@@ -4,8 +4,8 @@ import { scoreNode, weightedScore } from '../../src/scoring/node-score';
 import { pyRound } from '../../src/scoring/py-round';
 import { scoreTask } from '../../src/scoring/task-score';
 import { backboneOf } from '../../src/scoring/backbone';
-import type { NodeOutcome, NodeStatus } from '../../src/scoring/types';
-import type { Method } from '../../src/tasks/dag-schema';
+import type { NodeOutcome, NodeStatus } from '../../src/model/scores';
+import type { Method } from '../../src/model/dag';
 
 const o = (nodeId: string, status: NodeStatus, score: number, maxScore: number, category = 'API', method: Method = 'binary'): NodeOutcome => ({
   nodeId, status, score, maxScore, method, category, subcategory: '', message: '', exports: {}, durationMs: 0,

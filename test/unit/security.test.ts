@@ -9,7 +9,7 @@ import { formatCommanderError } from '../../src/cli/options';
 import { isolationPolicyIssues, stackIsolation, DEFAULT_AGENT_LIMITS } from '../../src/sandbox/isolation';
 import type { ComposeProject } from '../../src/sandbox';
 import { allowedBy, isInternalAddress, parseAllow } from '../../src/security/egress-proxy';
-import { firewallNames } from '../../src/security/firewall';
+import { firewallNames } from '../../src/sandbox/firewall';
 import { knowledgeBaseIssues } from '../../src/tasks/knowledge-base';
 import { TaskManifestSchema } from '../../src/tasks/manifest-schema';
 

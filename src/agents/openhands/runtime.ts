@@ -18,7 +18,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { AgentConfigError } from '../../errors';
-import { repoRoot } from '../../temporal/tools';
+import { repoRoot } from '../../paths';
 
 const execFileP = promisify(execFile);
 

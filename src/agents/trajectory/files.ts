@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeAtomic } from '../../runs/files';
-import type { AgentRunSummary } from '../../workflows/contracts';
+import type { AgentRunSummary } from '../../model/rollout';
 import type { AttemptOutput } from '../types';
 
 /** The attempts the supervisor kept in <runDir>/agent/attempt-N/{stdout,stderr}.log, in order. */

@@ -1,4 +1,4 @@
-import type { TrajectorySummary } from '../../workflows/contracts';
+import type { TrajectorySummary } from '../../model/rollout';
 
 export type { TrajectorySummary };
 

@@ -1,12 +1,12 @@
 import type { z } from 'zod';
-import type { Json } from '../../json';
+import type { Json } from '../../model/json';
 import { show } from '../compare';
-import { HttpTransportError } from '../http';
+import { HttpTransportError } from '../../http/request';
 import { queryJsonPath } from '../jsonpath';
 import type { LastResponse, StoredCookie } from '../types';
 import { absorbCookies, cookieHeader } from './cookies';
-import { formEncode, sendRaw, type RawResponse } from './http-raw';
-import type { LoginDecl, LoginTokenSource, SetupRequestSchema } from './roles-schema';
+import { formEncode, sendRaw, type RawResponse } from '../../http/raw';
+import type { LoginDecl, LoginTokenSource, SetupRequestSchema } from '../../model/roles';
 
 /** A role's credentials cannot be had: the message says which role, which step and why. */
 export class RoleError extends Error {

@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
-import type { Json } from '../../json';
+import type { Json } from '../../model/json';
 import { show } from '../compare';
 import { queryJsonPath } from '../jsonpath';
 import { resolveTemplates } from '../template';
 import type { CredentialsRequest, ExecResult, RoleCredentials, RolesPort } from '../types';
 import { LoginRefused, performLogin, performSetupRequest, RoleError } from './login';
-import { LoginSchema, type CredentialKind, type LoginOverride, type RoleDecl, type RolesDecl } from './roles-schema';
+import { LoginSchema, type CredentialKind, type LoginOverride, type RoleDecl, type RolesDecl } from '../../model/roles';
 
 export { LoginRefused, RoleError } from './login';
 

@@ -1,4 +1,4 @@
-import { hasHeader, HttpTransportError, sendRaw, type RawResponse } from '../http';
+import { hasHeader, HttpTransportError, sendRaw, type RawResponse } from '../../http/request';
 import { capturePublishedIds } from '../published-id-capture';
 import type { PrimitiveContext, PrimitiveEnv } from '../types';
 import { absorbSetCookie, chainAuth, withSession } from './session';

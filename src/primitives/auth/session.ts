@@ -1,4 +1,4 @@
-import { hasHeader } from '../http';
+import { hasHeader } from '../../http/request';
 import type { ChainAuth, ChainState, CredentialsRequest, PrimitiveContext, RoleCredentials, StoredCookie } from '../types';
 import { absorbCookies, cookieHeader, splitJoinedSetCookie } from './cookies';
 import { noRoles } from './provider';

@@ -1,5 +1,5 @@
-import type { Task } from '../../tasks/task';
-import type { RolesDecl } from './roles-schema';
+import type { Task } from '../../model/task';
+import type { RolesDecl } from '../../model/roles';
 
 /** Why a published task has no roles, as P13 reports it. */
 export const PUBLISHED_NO_ROLES =

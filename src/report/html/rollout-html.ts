@@ -2,7 +2,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { BACKBONES } from '../../scoring/backbone';
 import { classifyRollout, DEFAULT_THRESHOLDS, type TaxonomyThresholds } from '../../scoring/taxonomy';
-import type { ScoreCell } from '../../scoring/types';
+import type { ScoreCell } from '../../model/scores';
 import { barSpec, renderChart } from './charts';
 import { chartBox, esc, fmtMs, fmtPct, page, pctCell, statusBadge, table, taxonomyBadge } from './page';
 

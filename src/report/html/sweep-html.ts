@@ -1,6 +1,7 @@
 import { pctOf } from '../../scoring/benchmark';
-import { TAXONOMY_LABELS, TAXONOMY_MEANING } from '../../scoring/taxonomy';
-import type { SweepResult } from '../../workflows/sweep-contracts';
+import { TAXONOMY_MEANING } from '../../scoring/taxonomy';
+import { TAXONOMY_LABELS } from '../../model/scores';
+import type { SweepResult } from '../../model/sweep';
 import { barSpec, groupedBarSpec, heatmapSpec, renderChart, taxonomySpec } from './charts';
 import { chartBox, esc, fmtMs, fmtPct, page, pctCell, statusBadge, table, taxonomyBadge } from './page';
 

@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { writeAtomic, writeJson } from '../../runs/files';
 import type { TaxonomyThresholds } from '../../scoring/taxonomy';
-import type { SweepResult } from '../../workflows/sweep-contracts';
+import type { SweepResult } from '../../model/sweep';
 import { groupsCsv, leaderboardCsv, rolloutsCsv, rolloutsJsonl, sweepMarkdown } from '../sweep-export';
 import { renderRolloutHtml } from './rollout-html';
 import { renderSweepHtml } from './sweep-html';

@@ -1,6 +1,6 @@
-import type { Dag } from '../dag-schema';
+import type { Dag } from '../../model/dag';
 import { nodeExports, unresolvedPlaceholders } from '../placeholders';
-import { topoOrder } from '../topo';
+import { topoOrder } from '../../dag/topo';
 
 /**
  * The published evaluator kept ONE context for the whole run: a variable captured by any node was

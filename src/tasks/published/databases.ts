@@ -2,8 +2,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { InputIssue } from '../../errors';
 import type { ComposeProject } from '../../sandbox/compose-schema';
-import type { Dag } from '../dag-schema';
-import type { DatabaseTarget } from '../manifest-schema';
+import type { Dag } from '../../model/dag';
+import type { DatabaseTarget } from '../../model/database';
 import type { RawCompose } from './compose';
 
 /**

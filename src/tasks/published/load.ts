@@ -1,13 +1,13 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import type { InputIssue } from '../../errors';
-import type { Json } from '../../json';
-import { repoRoot } from '../../temporal/tools';
+import type { Json } from '../../model/json';
+import { repoRoot } from '../../paths';
 import { hashTree } from '../hash';
 import { knowledgeBaseIssues } from '../knowledge-base';
 import { readJson, type LoadResult } from '../load-native';
 import { checkPlaceholders } from '../placeholders';
-import type { Task } from '../task';
+import type { Task } from '../../model/task';
 import { checkDag } from '../validate-dag';
 import { PUBLISHED_COMPOSE_ENV, derivePublishedCompose } from './compose';
 import { databaseNameIssues, publishedDatabases } from './databases';

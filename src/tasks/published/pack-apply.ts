@@ -1,8 +1,8 @@
 import type { InputIssue } from '../../errors';
-import { jsonPath } from '../../json';
+import { jsonPath } from '../../model/json';
 import { findPrimitive } from '../../primitives/registry';
 import { leavesResponse, requestMatches } from '../../primitives/step-captures';
-import type { SetupItem } from '../../primitives/task-setup';
+import type { SetupItem } from '../../model/setup';
 import { produced } from '../placeholders';
 import { zodInputIssues } from '../zod-issues';
 import type { PackCapture } from './pack';

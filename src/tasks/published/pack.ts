@@ -3,13 +3,13 @@ import { join } from 'node:path';
 import YAML from 'yaml';
 import { z } from 'zod';
 import type { InputIssue } from '../../errors';
-import { JsonSchema } from '../../json';
-import { RolesSchema } from '../../primitives/auth/roles-schema';
-import { NodeCaptureSchema } from '../../primitives/capture-schema';
+import { JsonSchema } from '../../model/json';
+import { RolesSchema } from '../../model/roles';
+import { NodeCaptureSchema } from '../../model/capture';
 import { CLOCK_FAMILIES } from '../../primitives/run-clock';
-import { SetupItemSchema } from '../../primitives/task-setup';
-import { repoRoot } from '../../temporal/tools';
-import { DatabaseSchema } from '../manifest-schema';
+import { SetupItemSchema } from '../../model/setup';
+import { repoRoot } from '../../paths';
+import { DatabaseSchema } from '../../model/database';
 import { zodInputIssues } from '../zod-issues';
 
 /**

@@ -1,4 +1,4 @@
-import type { Dag } from '../dag-schema';
+import type { Dag } from '../../model/dag';
 
 /** Step types whose `role` input names a role the task must declare (HTTP steps may act as one per request). */
 const ROLE_TYPES = new Set(['P13', 'AUTH_LOGIN', 'P14', 'PERMISSION_CHECK', 'P04', 'HTTP_REQUEST', 'P26', 'SEARCH_QUERY']);

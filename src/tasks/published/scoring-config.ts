@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import type { DagNode } from '../dag-schema';
+import type { DagNode } from '../../model/dag';
 
 type Config = Record<string, unknown>;
 

@@ -1,4 +1,4 @@
-import type { Json } from '../../json';
+import type { Json } from '../../model/json';
 
 /**
  * Test users: `TEST_USERS = {...}` in the evaluator's config.py when present (a Python dict

@@ -1,4 +1,4 @@
-import type { Json } from '../../../json';
+import type { Json } from '../../../model/json';
 
 /**
  * Reads the mongo-shell commands of published DAGs (ygamciur) into data, once, at load time:

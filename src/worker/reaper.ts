@@ -1,5 +1,5 @@
 import type { Client } from '@temporalio/client';
-import { listLabelledWorkflows } from '../cli/labelled-workflows';
+import { listLabelledWorkflows } from './labelled-workflows';
 import { log } from '../log';
 import { reapStacks } from '../sandbox';
 

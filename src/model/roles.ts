@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { JsonSchema } from '../../json';
+import { JsonSchema } from './json';
 
 /**
  * How a task declares its roles (task.yaml `roles:`). Each role says how the evaluator obtains its

@@ -1,5 +1,5 @@
-import type { Json } from '../json';
-import type { Method } from '../tasks/dag-schema';
+import type { Json } from './json';
+import type { Method } from './dag';
 
 export const NODE_STATUSES = ['PASSED', 'FAILED', 'ERROR', 'SKIPPED_DEPENDENCY', 'SKIPPED_LLM', 'DRY_RUN'] as const;
 export type NodeStatus = (typeof NODE_STATUSES)[number];
@@ -31,3 +31,20 @@ export interface ScoreCell {
   skippedLlm: number;
   error: number;
 }
+
+export interface TaskScore {
+  /** S_t = 100·Σs/ΣM over nodes that are not SKIPPED_LLM */
+  overall: ScoreCell;
+  /** the same over non-judge nodes only */
+  nonLlm: ScoreCell;
+  /** Σ maxScore of SKIPPED_LLM nodes, removed from both sums */
+  judgeDroppedMaxScore: number;
+  byCategory: Record<string, ScoreCell>;
+  byBackbone: Record<string, ScoreCell>;
+  byTrajectory: Record<string, ScoreCell>;
+  statusCounts: Partial<Record<NodeStatus, number>>;
+}
+
+/** The paper's failure taxonomy (docs/scoring.md): T1 best … T5 not runnable. */
+export const TAXONOMY_LABELS = ['T1', 'T2', 'T3', 'T4', 'T5'] as const;
+export type TaxonomyLabel = (typeof TAXONOMY_LABELS)[number];

@@ -1,5 +1,5 @@
 // The transport lives in ../http.ts; this module keeps the body encoders that sessions and uploads use.
-export { sendRaw, type RawRequest, type RawResponse } from '../http';
+export { sendRaw, type RawRequest, type RawResponse } from './request';
 
 /** application/x-www-form-urlencoded from a flat object (objects/arrays as JSON text, null dropped). */
 export function formEncode(body: Record<string, unknown>): Buffer {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { NodeCaptureSchema, type NodeCapture } from '../primitives/capture-schema';
+import { NodeCaptureSchema, type NodeCapture } from './capture';
 
 /**
  * dag.json as written by task authors — ours and the published SaaSBench files. Node-level keys

@@ -1,8 +1,8 @@
-import type { Json } from '../json';
-import type { RolesDecl } from '../primitives/auth/roles-schema';
-import type { SetupItem } from '../primitives/task-setup';
-import type { Dag } from './dag-schema';
-import type { DatabaseTarget } from './manifest-schema';
+import type { Json } from './json';
+import type { RolesDecl } from './roles';
+import type { SetupItem } from './setup';
+import type { Dag } from './dag';
+import type { DatabaseTarget } from './database';
 
 /** A loaded task, whichever layout it came from. Paths are absolute. */
 export interface Task {

@@ -3,8 +3,8 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { docker } from '../sandbox';
-import type { Task } from '../tasks/task';
-import { repoRoot } from '../temporal/tools';
+import type { Task } from '../model/task';
+import { repoRoot } from '../paths';
 import { publishedProvenance, type PublishedProvenance } from '../benchmark/lock-file';
 
 /**

@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import type { NodeOutcome } from '../scoring/types';
-import type { TaskScore } from '../scoring/task-score';
-import type { Method } from '../tasks/dag-schema';
-import type { Json } from '../json';
+import type { NodeOutcome } from './scores';
+import type { TaskScore } from './scores';
+import type { Method } from './dag';
+import type { Json } from './json';
 
 /** What travels through Temporal payloads. Pure types and zod only: imported by workflow code. */
 

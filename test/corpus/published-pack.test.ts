@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
-import { RoleSchema } from '../../src/primitives/auth/roles-schema';
+import { RoleSchema } from '../../src/model/roles';
 import { loadPackEntry, packDir } from '../../src/tasks/published/pack';
 import { loadPublishedTask } from '../../src/tasks/published';
 import type { InputIssue } from '../../src/errors';

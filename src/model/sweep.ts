@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { RolloutInputSchema, rolloutKeyOf, rolloutWorkflowId } from './contracts';
-import type { TaxonomyLabel } from '../scoring/taxonomy';
-import type { BenchmarkReport } from '../scoring/benchmark';
+import { RolloutInputSchema, rolloutKeyOf, rolloutWorkflowId } from './rollout';
+import type { TaxonomyLabel } from './scores';
+import type { BenchmarkReport } from './benchmark';
 
 /**
  * What a sweep is, as it travels through Temporal: the input schema (shared by `saasbench sweep`,

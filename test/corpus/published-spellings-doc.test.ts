@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { dialectRows, readSpellingsFrom, rowKey } from '../../src/benchmark/dialects';
-import { repoRoot } from '../../src/temporal/tools';
+import { repoRoot } from '../../src/paths';
 import { corpusOpt, publishedDir } from '../helpers/published';
 
 // docs/compatibility.md#published-spellings is generated (`saasbench benchmark dialects --write-docs`);

@@ -1,7 +1,7 @@
-import type { Json } from '../json';
-import type { NodeOutcome } from '../scoring/types';
-import { ancestorsInOrder } from '../tasks/topo';
-import type { EvalPlan, PlanNode } from './contracts';
+import type { Json } from '../model/json';
+import type { NodeOutcome } from '../model/scores';
+import { ancestorsInOrder } from './topo';
+import type { EvalPlan, PlanNode } from '../model/rollout';
 
 /**
  * Decides, from outcomes so far, which nodes may run, which must be skipped, and what context a
