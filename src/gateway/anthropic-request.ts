@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import { GatewayMemory, unpackCarrier } from './carrier';
 import type { IrImage, IrMessage, IrPart, IrRequest, IrTool, IrToolChoice } from './ir';
-import { argsObject, readWith } from './input';
+import { argsObject, otherType, readWith } from './input';
 import { budgetForEffort, effortForBudget } from './mapping';
 
 const Source = z.union([
@@ -28,7 +28,7 @@ const Block = z.union([
   z.looseObject({ type: z.literal('thinking'), thinking: z.string(), signature: z.string().optional() }),
   z.looseObject({ type: z.literal('redacted_thinking'), data: z.string() }),
   // documents, server tool results, …: no counterpart in the OpenAI protocols; dropped on decode
-  z.looseObject({ type: z.string() }),
+  otherType(['text', 'image', 'tool_use', 'tool_result', 'thinking', 'redacted_thinking']),
 ]);
 const Message = z.looseObject({ role: z.enum(['user', 'assistant', 'system']), content: z.union([z.string(), z.array(Block)]) });
 export const AnthropicRequestSchema = z.looseObject({
@@ -137,10 +137,12 @@ export function encodeAnthropicRequest(ir: IrRequest, defaultMaxTokens = 32000):
     .map((m) => ({ role: m.role, content: m.parts.map(encodePart).filter((b): b is Record<string, unknown> => b !== undefined) }))
     .filter((m) => m.content.length > 0);
   const tc = ir.toolChoice;
+  // Anthropic says "parallel" only inside tool_choice; an agent's parallel flag without a choice means auto
+  const tcx = tc ?? (ir.parallelToolCalls !== undefined && ir.tools.length > 0 ? { type: 'auto' as const } : undefined);
   const choice =
-    tc === undefined
+    tcx === undefined
       ? undefined
-      : { type: tc.type === 'required' ? 'any' : tc.type, ...(tc.type === 'tool' ? { name: tc.name } : {}), ...(ir.parallelToolCalls === false && tc.type !== 'none' ? { disable_parallel_tool_use: true } : {}) };
+      : { type: tcx.type === 'required' ? 'any' : tcx.type, ...(tcx.type === 'tool' ? { name: tcx.name } : {}), ...(ir.parallelToolCalls !== undefined && tcx.type !== 'none' ? { disable_parallel_tool_use: !ir.parallelToolCalls } : {}) };
   const budget = ir.reasoning?.budgetTokens ?? (ir.reasoning?.effort ? budgetForEffort(ir.reasoning.effort) : undefined);
   const maxTokens = ir.maxTokens ?? defaultMaxTokens;
   return {

@@ -7,12 +7,12 @@
 import { z } from 'zod';
 import { GatewayMemory } from './carrier';
 import type { IrMessage, IrPart, IrRequest, IrToolChoice } from './ir';
-import { imageUrl, parseDataUrl, readWith } from './input';
+import { imageUrl, otherType, parseDataUrl, readWith } from './input';
 import { budgetForEffort, effortForBudget } from './mapping';
 
 const TextPart = z.looseObject({ type: z.literal('text'), text: z.string() });
 const ImagePart = z.looseObject({ type: z.literal('image_url'), image_url: z.union([z.string(), z.looseObject({ url: z.string() })]) });
-const Content = z.union([z.string(), z.null(), z.array(z.union([TextPart, ImagePart, z.looseObject({ type: z.string() })]))]);
+const Content = z.union([z.string(), z.null(), z.array(z.union([TextPart, ImagePart, otherType(['text', 'image_url'])]))]);
 const ToolCall = z.looseObject({
   id: z.string(),
   type: z.literal('function').optional(),

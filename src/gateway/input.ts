@@ -4,7 +4,7 @@
  * (unknown fields are allowed) because agents and providers add fields every month; they pin only
  * what the translation reads.
  */
-import type { z } from 'zod';
+import { z } from 'zod';
 
 export class GatewayInputError extends Error {
   override name = 'GatewayInputError';
@@ -47,4 +47,9 @@ export function argsObject(args: string): Record<string, unknown> {
   } catch {
     return { _raw_arguments: args };
   }
+}
+
+/** A block of a type the translation does not read (it is dropped); known types must match their own schema. */
+export function otherType(known: string[]) {
+  return z.looseObject({ type: z.string().refine((t) => !known.includes(t), { message: 'malformed block of a known type' }) });
 }

@@ -7,12 +7,12 @@
 import { z } from 'zod';
 import { GatewayMemory, packCarrier, unpackCarrier } from './carrier';
 import type { IrMessage, IrPart, IrReasoning, IrRequest, IrTool, IrToolChoice } from './ir';
-import { argsObject, imageUrl, parseDataUrl, readWith } from './input';
+import { argsObject, imageUrl, otherType, parseDataUrl, readWith } from './input';
 import { budgetForEffort, effortForBudget } from './mapping';
 
 const InText = z.looseObject({ type: z.enum(['input_text', 'output_text', 'text', 'refusal']), text: z.string().optional(), refusal: z.string().optional() });
 const InImage = z.looseObject({ type: z.literal('input_image'), image_url: z.string().nullable().optional() });
-const ContentList = z.array(z.union([InText, InImage, z.looseObject({ type: z.string() })]));
+const ContentList = z.array(z.union([InText, InImage, otherType(['input_text', 'output_text', 'text', 'refusal', 'input_image'])]));
 const Item = z.union([
   z.looseObject({ type: z.literal('message').optional(), role: z.enum(['user', 'assistant', 'system', 'developer']), content: z.union([z.string(), ContentList]) }),
   z.looseObject({ type: z.literal('function_call'), id: z.string().optional(), call_id: z.string(), name: z.string(), arguments: z.string() }),
@@ -25,7 +25,7 @@ const Item = z.union([
     content: z.array(z.looseObject({ text: z.string() })).nullable().optional(),
     encrypted_content: z.string().nullable().optional(),
   }),
-  z.looseObject({ type: z.string() }), // web_search_call, item_reference, …: nothing to translate
+  otherType(['message', 'function_call', 'custom_tool_call', 'function_call_output', 'custom_tool_call_output', 'reasoning']), // web_search_call, item_reference, …: nothing to translate
 ]);
 export const ResponsesRequestSchema = z.looseObject({
   model: z.string(),
@@ -128,7 +128,8 @@ export function reasoningItem(r: IrReasoning, fallbackId: string): Record<string
 /** IrRequest → a Responses body, stateless (store:false) with encrypted reasoning returned for the next turn. */
 export function encodeResponsesRequest(ir: IrRequest): Record<string, unknown> {
   const freeform = new Set(ir.tools.filter((t) => t.freeform).map((t) => t.name));
-  const input: Record<string, unknown>[] = [];
+  // the first system text is the instructions; later ones stay separate developer messages
+  const input: Record<string, unknown>[] = ir.system.slice(1).map((text) => ({ type: 'message', role: 'developer', content: [{ type: 'input_text', text }] }));
   for (const m of ir.messages) {
     const content: Record<string, unknown>[] = [];
     const flush = () => {
@@ -158,7 +159,7 @@ export function encodeResponsesRequest(ir: IrRequest): Record<string, unknown> {
   const effort = ir.reasoning?.effort ?? (ir.reasoning?.budgetTokens !== undefined ? effortForBudget(ir.reasoning.budgetTokens) : undefined);
   return {
     model: ir.model,
-    ...(ir.system.length > 0 ? { instructions: ir.system.join('\n\n') } : {}),
+    ...(ir.system.length > 0 ? { instructions: ir.system[0] } : {}),
     input,
     ...(ir.tools.length > 0
       ? { tools: ir.tools.map((t) => (t.freeform ? { type: 'custom', name: t.name, ...(t.description ? { description: t.description } : {}) } : { type: 'function', name: t.name, ...(t.description ? { description: t.description } : {}), parameters: t.parameters })) }
