@@ -22,7 +22,7 @@ const Block = z.union([
   z.looseObject({
     type: z.literal('tool_result'),
     tool_use_id: z.string(),
-    content: z.union([z.string(), z.array(z.union([TextBlock, ImageBlock]))]).optional(),
+    content: z.union([z.string(), z.array(z.union([TextBlock, ImageBlock, otherType(['text', 'image'])]))]).optional(),
     is_error: z.boolean().optional(),
   }),
   z.looseObject({ type: z.literal('thinking'), thinking: z.string(), signature: z.string().optional() }),
@@ -70,7 +70,7 @@ export function decodeAnthropicRequest(body: unknown, memory?: GatewayMemory): I
         parts.push({ type: 'tool_call', id, name: b.name as string, args: JSON.stringify(b.input ?? {}), ...(sig ? { thoughtSignature: sig } : {}) });
       } else if (b.type === 'tool_result') {
         const c = b.content as string | (z.infer<typeof TextBlock> | Img)[] | undefined;
-        const content = typeof c === 'string' ? [{ type: 'text' as const, text: c }] : (c ?? []).map((x) => (x.type === 'text' ? { type: 'text' as const, text: x.text } : image(x as Img)));
+        const content = typeof c === 'string' ? [{ type: 'text' as const, text: c }] : (c ?? []).flatMap((x): ({ type: 'text'; text: string } | IrImage)[] => (x.type === 'text' ? [{ type: 'text', text: (x as { text: string }).text }] : x.type === 'image' ? [image(x as Img)] : []));
         parts.push({ type: 'tool_result', callId: b.tool_use_id as string, content, ...(b.is_error === true ? { isError: true } : {}) });
       } else if (b.type === 'thinking') {
         const carried = unpackCarrier(b.signature as string | undefined);
@@ -143,7 +143,15 @@ export function encodeAnthropicRequest(ir: IrRequest, defaultMaxTokens = 32000):
     tcx === undefined
       ? undefined
       : { type: tcx.type === 'required' ? 'any' : tcx.type, ...(tcx.type === 'tool' ? { name: tcx.name } : {}), ...(ir.parallelToolCalls !== undefined && tcx.type !== 'none' ? { disable_parallel_tool_use: !ir.parallelToolCalls } : {}) };
-  const budget = ir.reasoning?.budgetTokens ?? (ir.reasoning?.effort ? budgetForEffort(ir.reasoning.effort) : undefined);
+  const asked = ir.reasoning?.budgetTokens ?? (ir.reasoning?.effort ? budgetForEffort(ir.reasoning.effort) : undefined);
+  // With thinking on, Anthropic requires the last assistant turn of a tool loop to open with its
+  // thinking block; when that was lost (another provider's turn, a gateway restart) thinking is
+  // switched off for this request rather than have it rejected.
+  const last = messages[messages.length - 1];
+  const prev = messages[messages.length - 2];
+  const inToolLoop = last?.role === 'user' && last.content.every((b) => b.type === 'tool_result') && prev?.role === 'assistant';
+  const lostThinking = inToolLoop && prev.content.some((b) => b.type === 'tool_use') && !['thinking', 'redacted_thinking'].includes(String(prev.content[0]?.type));
+  const budget = lostThinking ? undefined : asked;
   const maxTokens = ir.maxTokens ?? defaultMaxTokens;
   return {
     model: ir.model,

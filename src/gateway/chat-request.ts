@@ -113,6 +113,12 @@ export function decodeChatRequest(body: unknown, memory?: GatewayMemory): IrRequ
 export interface ChatEncodeOptions {
   /** use max_completion_tokens (OpenAI's current name) rather than max_tokens (what most compatible servers read) */
   maxCompletionTokens?: boolean;
+  /**
+   * Gemini rejects a replayed function call without its thought signature; for calls whose
+   * signature is unknown (another provider's turn, a lost memory) Google documents the value
+   * `skip_thought_signature_validator`. Set for Gemini upstreams.
+   */
+  geminiSkipSignature?: boolean;
 }
 
 /** IrRequest → a Chat Completions body (stream_options.include_usage always on when streaming: metering needs it). */
@@ -123,11 +129,11 @@ export function encodeChatRequest(ir: IrRequest, opts: ChatEncodeOptions = {}): 
       const text = m.parts.flatMap((p) => (p.type === 'text' ? [p.text] : [])).join('');
       // only chat-born reasoning goes back as reasoning_content; others' signatures mean nothing here
       const reasoning = m.parts.flatMap((p) => (p.type === 'reasoning' && p.reasoning.origin === 'chat' && p.reasoning.text ? [p.reasoning.text] : [])).join('');
-      const calls = m.parts.flatMap((p) =>
-        p.type === 'tool_call'
-          ? [{ id: p.id, type: 'function', function: { name: p.name, arguments: p.args }, ...(p.thoughtSignature ? { extra_content: { google: { thought_signature: p.thoughtSignature } } } : {}) }]
-          : [],
-      );
+      const calls = m.parts.flatMap((p) => (p.type === 'tool_call' ? [p] : [])).map((p, i) => {
+        // Gemini signs the first call of a turn only
+        const sig = p.thoughtSignature ?? (opts.geminiSkipSignature && i === 0 ? 'skip_thought_signature_validator' : undefined);
+        return { id: p.id, type: 'function', function: { name: p.name, arguments: p.args }, ...(sig ? { extra_content: { google: { thought_signature: sig } } } : {}) };
+      });
       messages.push({ role: 'assistant', content: text === '' && calls.length > 0 ? null : text, ...(reasoning ? { reasoning_content: reasoning } : {}), ...(calls.length > 0 ? { tool_calls: calls } : {}) });
       continue;
     }

@@ -19,7 +19,8 @@ type Open = { kind: 'text' } | { kind: 'reasoning'; text: string } | { kind: 'to
 export class ChatStreamDecoder implements StreamDecoder {
   private started = false;
   private open: Open | undefined;
-  private seenTools = new Set<number>();
+  /** tool-call index → its id: a new id on a known index is a new call (some servers send every call at index 0) */
+  private seenTools = new Map<number, string>();
   private usage: Record<string, unknown> | undefined;
   private stop: IrStop = 'end';
   private done = false;
@@ -58,9 +59,11 @@ export class ChatStreamDecoder implements StreamDecoder {
       const index = typeof raw.index === 'number' ? raw.index : 0;
       const fn = (raw.function ?? {}) as Record<string, unknown>;
       const sig = ((raw.extra_content as Record<string, Record<string, unknown>> | undefined)?.google?.thought_signature as string | undefined) ?? undefined;
-      if (!this.seenTools.has(index)) {
-        this.seenTools.add(index);
-        out.push(...this.close(), ...this.openBlock({ kind: 'tool_call', index, id: String(raw.id ?? `call_${index}`), name: String(fn.name ?? ''), args: '', ...(sig ? { sig } : {}) }));
+      const known = this.seenTools.get(index);
+      if (known === undefined || (typeof raw.id === 'string' && raw.id !== '' && raw.id !== known)) {
+        const id = typeof raw.id === 'string' && raw.id !== '' ? raw.id : `call_${index}`;
+        this.seenTools.set(index, id);
+        out.push(...this.close(), ...this.openBlock({ kind: 'tool_call', index, id, name: String(fn.name ?? ''), args: '', ...(sig ? { sig } : {}) }));
       }
       const o = this.open;
       // arguments of a call whose block is closed (interleaved calls) cannot be placed in a sequential stream

@@ -36,11 +36,13 @@ export interface EncodeRequestOptions {
   defaultMaxTokens?: number;
   /** Chat: send max_completion_tokens instead of max_tokens */
   maxCompletionTokens?: boolean;
+  /** Chat to Gemini: mark replayed calls without a thought signature as such (see chat-request.ts) */
+  geminiSkipSignature?: boolean;
 }
 
 export function encodeRequest(p: Protocol, ir: IrRequest, opts: EncodeRequestOptions = {}): Record<string, unknown> {
   if (p === 'anthropic') return encodeAnthropicRequest(ir, opts.defaultMaxTokens);
-  if (p === 'chat') return encodeChatRequest(ir, { maxCompletionTokens: opts.maxCompletionTokens });
+  if (p === 'chat') return encodeChatRequest(ir, { maxCompletionTokens: opts.maxCompletionTokens, geminiSkipSignature: opts.geminiSkipSignature });
   return encodeResponsesRequest(ir);
 }
 

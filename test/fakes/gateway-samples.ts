@@ -51,6 +51,7 @@ export const responsesRequest = {
     { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'Running.' }] },
     { type: 'function_call', call_id: 'call_9', name: 'exec_command', arguments: '{"cmd":"make"}' },
     { type: 'function_call_output', call_id: 'call_9', output: 'ok' },
+    { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'continue' }] },
   ],
   tools: [{ type: 'function', name: 'exec_command', description: 'run', parameters: { type: 'object', properties: { cmd: { type: 'string' } } } }],
   tool_choice: 'auto',

@@ -104,3 +104,27 @@ test('request: bad input is one GatewayInputError naming the protocol and the JS
   assert.throws(() => decodeRequest('chat', { model: 'm', messages: 'hi' }), (e: unknown) => e instanceof GatewayInputError && e.path === '$.messages');
   assert.throws(() => decodeRequest('responses', { input: [] }), (e: unknown) => e instanceof GatewayInputError && e.path === '$.model');
 });
+
+test('request → anthropic: thinking is switched off when the last tool turn lost its thinking block (Anthropic would reject it)', () => {
+  const turn = (withThinking: boolean) => ({
+    model: 'm', max_tokens: 9000, thinking: { type: 'enabled', budget_tokens: 4096 },
+    messages: [
+      { role: 'user', content: 'x' },
+      { role: 'assistant', content: [...(withThinking ? [{ type: 'thinking', thinking: 't', signature: 'S' }] : []), { type: 'tool_use', id: 't1', name: 'f', input: {} }] },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: [{ type: 'text', text: 'r' }, { type: 'document', source: { type: 'text', data: 'd' } }] }] },
+    ],
+  });
+  const kept = translateRequest('anthropic', 'anthropic', turn(true)).body as Record<string, any>;
+  assert.deepEqual(kept.thinking, { type: 'enabled', budget_tokens: 4096 });
+  assert.deepEqual(kept.messages[2].content[0].content, [{ type: 'text', text: 'r' }]); // the document block has no counterpart
+  const lost = translateRequest('anthropic', 'anthropic', turn(false)).body as Record<string, any>;
+  assert.equal(lost.thinking, undefined);
+});
+
+test('request chat → Gemini: a replayed first call without a thought signature gets the documented skip value', () => {
+  const body = { model: 'g', messages: [{ role: 'user', content: 'x' }, { role: 'assistant', content: [{ type: 'tool_use', id: 'a', name: 'f', input: {} }, { type: 'tool_use', id: 'b', name: 'f', input: {} }] }] };
+  const b = translateRequest('anthropic', 'chat', body, undefined, { geminiSkipSignature: true }).body as Record<string, any>;
+  assert.deepEqual(b.messages[1].tool_calls.map((c: any) => c.extra_content?.google?.thought_signature), ['skip_thought_signature_validator', undefined]);
+  const plain = translateRequest('anthropic', 'chat', body).body as Record<string, any>;
+  assert.equal(plain.messages[1].tool_calls[0].extra_content, undefined);
+});

@@ -148,3 +148,10 @@ test('stream: a Responses custom (free-text) tool call reaches Codex as custom_t
   const call = back.parts.find((x) => x.type === 'tool_call') as { args: string };
   assert.deepEqual(JSON.parse(call.args), { input: patch });
 });
+
+test('stream chat decoder: calls all sent at index 0 with different ids are separate calls', () => {
+  const c = (delta: Record<string, unknown>, finish: string | null = null) => `data: ${JSON.stringify({ id: 'x', model: 'g', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+  const input = c({ tool_calls: [{ index: 0, id: 'c1', function: { name: 'f', arguments: '{"a":1}' } }] }) + c({ tool_calls: [{ index: 0, id: 'c2', function: { name: 'g', arguments: '{"b":2}' } }] }) + c({}, 'tool_calls') + 'data: [DONE]\n\n';
+  const r = decodeAgentStream('anthropic', translate('chat', 'anthropic', input, 3));
+  assert.deepEqual(r.parts.map((p) => (p.type === 'tool_call' ? [p.id, p.name, p.args] : p.type)), [['c1', 'f', '{"a":1}'], ['c2', 'g', '{"b":2}']]);
+});
