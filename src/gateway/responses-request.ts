@@ -149,8 +149,8 @@ export function encodeResponsesRequest(ir: IrRequest): Record<string, unknown> {
           const asText = p.content.every((c) => c.type === 'text');
           const output = asText ? p.content.map((c) => (c.type === 'text' ? c.text : '')).join('') : p.content.map((c) => (c.type === 'text' ? { type: 'input_text', text: c.text } : { type: 'input_image', image_url: imageUrl(c) }));
           input.push({ type: 'function_call_output', call_id: p.callId, output });
-        } else if (p.reasoning.origin === 'responses') input.push(reasoningItem(p.reasoning, p.reasoning.itemId ?? ''));
-        // other providers' reasoning cannot be replayed into OpenAI's encrypted state: dropped
+        } else if (p.reasoning.origin === 'responses' && p.reasoning.itemId) input.push(reasoningItem(p.reasoning, p.reasoning.itemId));
+        // other providers' reasoning cannot be replayed into OpenAI's encrypted state, and an item without id cannot be referenced: dropped
       }
     }
     flush();
@@ -167,8 +167,9 @@ export function encodeResponsesRequest(ir: IrRequest): Record<string, unknown> {
     ...(tc ? { tool_choice: tc.type === 'tool' ? { type: freeform.has(tc.name) ? 'custom' : 'function', name: tc.name } : tc.type } : {}),
     ...(ir.parallelToolCalls !== undefined ? { parallel_tool_calls: ir.parallelToolCalls } : {}),
     ...(ir.maxTokens !== undefined ? { max_output_tokens: ir.maxTokens } : {}),
-    ...(ir.temperature !== undefined ? { temperature: ir.temperature } : {}),
-    ...(ir.topP !== undefined ? { top_p: ir.topP } : {}),
+    // OpenAI's reasoning models reject sampling parameters; an agent asking for reasoning gets none sent
+    ...(ir.temperature !== undefined && !effort ? { temperature: ir.temperature } : {}),
+    ...(ir.topP !== undefined && !effort ? { top_p: ir.topP } : {}),
     ...(effort ? { reasoning: { effort, summary: 'auto' } } : {}),
     store: false,
     include: ['reasoning.encrypted_content'],

@@ -128,3 +128,15 @@ test('request chat → Gemini: a replayed first call without a thought signature
   const plain = translateRequest('anthropic', 'chat', body).body as Record<string, any>;
   assert.equal(plain.messages[1].tool_calls[0].extra_content, undefined);
 });
+
+test('request → responses: sampling parameters only without reasoning; reasoning items without id are not replayed', () => {
+  const withEffort = translateRequest('chat', 'responses', { model: 'm', temperature: 0.5, top_p: 0.8, reasoning_effort: 'high', messages: [{ role: 'user', content: 'x' }] }).body as Record<string, any>;
+  assert.equal(withEffort.temperature, undefined);
+  assert.equal(withEffort.top_p, undefined);
+  assert.deepEqual(withEffort.reasoning, { effort: 'high', summary: 'auto' });
+  const plain = translateRequest('chat', 'responses', { model: 'm', temperature: 0.5, messages: [{ role: 'user', content: 'x' }] }).body as Record<string, any>;
+  assert.equal(plain.temperature, 0.5);
+  const body = { model: 'm', input: [{ type: 'reasoning', summary: [], encrypted_content: 'E' }, { type: 'reasoning', id: 'rs_1', summary: [], encrypted_content: 'F' }, { role: 'user', content: 'x' }] };
+  const r = translateRequest('responses', 'responses', body).body as Record<string, any>;
+  assert.deepEqual(r.input.filter((i: any) => i.type === 'reasoning'), [{ type: 'reasoning', id: 'rs_1', summary: [], encrypted_content: 'F' }]);
+});
