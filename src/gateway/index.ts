@@ -17,7 +17,8 @@ import { decodeResponsesRequest, encodeResponsesRequest } from './responses-requ
 import { decodeResponsesResponse, encodeResponsesResponse } from './responses-response';
 import { ResponsesStreamDecoder, ResponsesStreamEncoder } from './responses-stream';
 import { SseParser } from './sse';
-import type { StreamDecoder, StreamEncoder } from './stream-types';
+import { collectEvents, eventsOf, type StreamDecoder, type StreamEncoder } from './stream-types';
+import { encodeAgentError } from './errors';
 
 export type { AgentContext } from './context';
 export type { IrEvent, IrMessage, IrPart, IrReasoning, IrRequest, IrResponse, IrStop, IrTool, IrUsage, IrError, Protocol } from './ir';
@@ -25,7 +26,7 @@ export { GatewayMemory, packCarrier, unpackCarrier } from './carrier';
 export { decodeUpstreamError, encodeAgentError, mapUpstreamError, type AgentErrorResponse } from './errors';
 export { GatewayInputError } from './input';
 export { SseParser, sseFrame, type SseEvent } from './sse';
-export { collectEvents, type StreamDecoder, type StreamEncoder } from './stream-types';
+export { collectEvents, eventsOf, type StreamDecoder, type StreamEncoder } from './stream-types';
 
 export function decodeRequest(p: Protocol, body: unknown, memory?: GatewayMemory): IrRequest {
   return p === 'anthropic' ? decodeAnthropicRequest(body, memory) : p === 'chat' ? decodeChatRequest(body, memory) : decodeResponsesRequest(body, memory);
@@ -112,4 +113,23 @@ export class StreamTranslator {
     for (const ir of this.decoder.end()) out += this.encoder.push(ir);
     return out;
   }
+}
+
+/** The agent asked for a whole response but the upstream streamed: the complete upstream SSE text → the agent's JSON (or error). */
+export function responseFromStream(upstream: Protocol, agent: Protocol, sse: string | Uint8Array, ctx: AgentContext = {}): { status: number; body: Record<string, unknown> } {
+  const parser = new SseParser();
+  const decoder = createStreamDecoder(upstream);
+  const evs = [...parser.push(sse), ...parser.end()].flatMap((e) => decoder.push(e));
+  const r = collectEvents([...evs, ...decoder.end()]);
+  if ('error' in r) {
+    const e = encodeAgentError(r.error, agent);
+    return { status: e.status, body: JSON.parse(e.body) as Record<string, unknown> };
+  }
+  return { status: 200, body: encodeResponse(agent, r, ctx) };
+}
+
+/** The agent streams but the upstream answered whole: the upstream JSON → the agent's SSE text. */
+export function streamFromResponse(upstream: Protocol, agent: Protocol, body: unknown, ctx: AgentContext = {}): string {
+  const encoder = createStreamEncoder(agent, ctx);
+  return eventsOf(decodeResponse(upstream, body)).map((e) => encoder.push(e)).join('');
 }

@@ -45,3 +45,24 @@ export function collectEvents(events: IrEvent[]): IrResponse | { error: IrError 
   }
   return { error: { kind: 'server', message: 'stream ended without a finish' } };
 }
+
+/** A whole response as the IR events a stream of it would have given (to stream a JSON answer to a streaming agent). */
+export function eventsOf(r: IrResponse): IrEvent[] {
+  const out: IrEvent[] = [{ type: 'start', id: r.id, model: r.model }];
+  for (const p of r.parts) {
+    if (p.type === 'text') out.push({ type: 'block_start', block: { kind: 'text' } }, { type: 'text', text: p.text }, { type: 'block_stop' });
+    else if (p.type === 'reasoning') {
+      const x = p.reasoning;
+      const text = x.text ?? (x.summary ?? []).join('\n\n');
+      out.push({ type: 'block_start', block: { kind: 'reasoning', origin: x.origin, ...(x.redacted !== undefined ? { redacted: x.redacted } : {}), ...(x.itemId ? { itemId: x.itemId } : {}) } });
+      if (text !== '') out.push({ type: 'reasoning', text });
+      out.push({ type: 'block_stop', reasoning: x });
+    } else if (p.type === 'tool_call') {
+      out.push({ type: 'block_start', block: { kind: 'tool_call', id: p.id, name: p.name, ...(p.thoughtSignature ? { thoughtSignature: p.thoughtSignature } : {}), ...(p.itemId ? { itemId: p.itemId } : {}) } });
+      if (p.args !== '') out.push({ type: 'args', json: p.args });
+      out.push({ type: 'block_stop', toolCall: p });
+    }
+  }
+  out.push({ type: 'finish', stop: r.stop, usage: r.usage });
+  return out;
+}

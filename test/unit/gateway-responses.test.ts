@@ -52,3 +52,20 @@ for (const from of P) {
     });
   }
 }
+
+test('response ⇄ stream: a JSON answer streamed to a streaming agent, a stream collected for a non-streaming agent', async () => {
+  const { responseFromStream, streamFromResponse } = await import('../../src/gateway');
+  for (const up of P) {
+    for (const agent of P) {
+      const memory = new GatewayMemory();
+      const sse = streamFromResponse(up, up, SAMPLE[up], { memory });
+      const whole = responseFromStream(up, agent, sse, { memory });
+      assert.equal(whole.status, 200, `${up} → ${agent}`);
+      const direct = translateResponse(up, agent, SAMPLE[up], { memory });
+      const strip = (x: unknown) => JSON.parse(JSON.stringify(x).replace(/_sbgw[0-9a-z]+/g, '_ID').replace(/"(created|created_at)":\d+/g, '"$1":0'));
+      assert.deepEqual(strip(whole.body), strip(direct), `${up} → ${agent}`);
+    }
+  }
+  const failed = responseFromStream('anthropic', 'chat', 'event: error\ndata: {"type":"error","error":{"type":"overloaded_error","message":"busy"}}\n\n');
+  assert.equal(failed.status, 503);
+});
