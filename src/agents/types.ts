@@ -1,12 +1,12 @@
 import type { Logger } from 'pino';
 import type { Task } from '../model/task';
-import type { StackRef } from '../model/rollout';
+import type { StackHandle } from '../model/sandbox';
 import type { Trajectory } from './trajectory/types';
 
 export interface AgentContext {
   rolloutKey: string;
   task: Task;
-  stack: StackRef;
+  stack: StackHandle;
   /** the container the agent works in (the task's app service) */
   container: string;
   workspace: string;

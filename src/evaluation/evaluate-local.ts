@@ -7,7 +7,7 @@ import type { NodeOutcome } from '../model/scores';
 import { planOf } from '../tasks/plan';
 import type { Task } from '../model/task';
 import { DagScheduler } from '../dag/scheduler';
-import type { StackRef } from '../model/rollout';
+import type { StackHandle } from '../model/sandbox';
 
 export interface LocalEvaluation {
   outcomes: NodeOutcome[];
@@ -19,7 +19,7 @@ export interface LocalEvaluation {
  * Evaluate a task's DAG against a running stack in this process, with the same scheduler and chain
  * runner the workflow uses. For benchmarks and task authoring; rollouts go through Temporal.
  */
-export async function evaluateLocally(opts: { task: Task; stack: StackRef; parallelism: number; artifactsDir: string; log: Logger; judge?: JudgePort; vars?: Record<string, Json> }): Promise<LocalEvaluation> {
+export async function evaluateLocally(opts: { task: Task; stack: StackHandle; parallelism: number; artifactsDir: string; log: Logger; judge?: JudgePort; vars?: Record<string, Json> }): Promise<LocalEvaluation> {
   const started = Date.now();
   const clockAt = new Date(started).toISOString();
   const sched = new DagScheduler(planOf(opts.task));

@@ -1,3 +1,4 @@
+import { shQuote } from '../shell';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -70,7 +71,7 @@ export async function rescore(runDir: string, log: Logger): Promise<RescoreResul
 
 /** Start again, detached, every process the agent left running (in its working directory). */
 async function restartProcesses(container: string, procs: ProcessRecord[]): Promise<void> {
-  const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+  const q = shQuote;
   for (const p of procs) {
     if (!p.args.length) continue;
     await exec(container, ['bash', '-c', `cd ${q(p.cwd || '/')} && setsid nohup ${p.args.map(q).join(' ')} > /tmp/.saasbench-rescore-${p.pid}.log 2>&1 < /dev/null & echo started`]);

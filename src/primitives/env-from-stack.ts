@@ -1,3 +1,4 @@
+import { shQuote } from '../shell';
 import { closeHostPort, openHostPort } from '../sandbox/firewall';
 import { mkdirSync } from 'node:fs';
 import type { Logger } from 'pino';
@@ -6,27 +7,27 @@ import { rolesPort } from './auth/provider';
 import { taskSetupPort } from './task-setup';
 import { manifestExtras, PUBLISHED_NO_ROLES } from './auth/task-roles';
 import type { Task } from '../model/task';
-import type { StackRef } from '../model/rollout';
+import type { StackHandle } from '../model/sandbox';
 import { databasePort } from './db-drivers';
 import type { PrimitiveEnv } from './types';
 import { InfraError } from '../errors';
 import { publishedHostPorts } from './host-ports';
 
-export function servicePort(stack: StackRef, service: string, port: number): number {
+export function servicePort(stack: StackHandle, service: string, port: number): number {
   const s = stack.services[service];
   const hostPort = s?.ports[`${port}/tcp`];
   if (!hostPort) throw new InfraError(`service ${service} publishes no port ${port} in stack ${stack.project}`);
   return hostPort;
 }
 
-export function appUrlOf(task: Task, stack: StackRef): string {
+export function appUrlOf(task: Task, stack: StackHandle): string {
   return `http://127.0.0.1:${servicePort(stack, task.environment.appService, task.environment.appPort)}`;
 }
 
-const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+const q = shQuote;
 
 /** The production PrimitiveEnv: the rollout's stack reached through Docker and loopback ports. */
-export function envFromStack(task: Task, stack: StackRef, artifactsDir: string, log: Logger): PrimitiveEnv {
+export function envFromStack(task: Task, stack: StackHandle, artifactsDir: string, log: Logger): PrimitiveEnv {
   const container = (service: string) => {
     const s = stack.services[service];
     if (!s) throw new InfraError(`no service "${service}" in stack ${stack.project} (services: ${Object.keys(stack.services).join(', ')})`);

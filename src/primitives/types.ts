@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { Json } from '../model/json';
 import type { Browser } from 'playwright-core';
 import type { LoginOverride } from '../model/roles';
+import type { ExecResult } from '../model/sandbox';
 
 /** What a primitive reports. `passed` drives the node score; `data` is evidence for the report. */
 export interface PrimitiveOutcome {
@@ -22,12 +23,8 @@ export interface LastResponse {
   elapsedMs: number;
 }
 
-export interface ExecResult {
-  exitCode: number;
-  stdout: string;
-  stderr: string;
-  timedOut: boolean;
-}
+/** one shape with the sandbox's (src/model/sandbox.ts) */
+export type { ExecResult };
 
 export interface SqlResult {
   rows: Record<string, unknown>[];

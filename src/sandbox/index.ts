@@ -16,9 +16,13 @@ export { parseImageMap, checkImageMap, imageMapFromEnv, mapImage, canonicalRef, 
 export { baseImages, mapDockerfile, type BaseImage } from './dockerfile';
 export { upStack, type UpStackOptions } from './stack-up';
 export { StackHandle, findStack, downStack, listLabelledRollouts, reapStacks } from './stack-state';
-export { exec, execDetached, shQuote, ExecResult, type ExecOptions, type ExecDetachedOptions } from './exec';
+export { exec, execDetached, ExecResult, type ExecOptions, type ExecDetachedOptions } from './exec';
 export { readFile, writeFiles, copyDirInto, type FileToWrite } from './files';
 export { docker, setDockerClient } from './client';
+export type { SandboxBackend, OwnerOptions } from './backend';
+export { createSandboxBackend, sandboxBackend, setSandboxBackend } from './factory';
+export { dockerBackend } from './docker-backend';
+export { dockerHostAddress, hostUrl } from './host';
 export { LABEL, projectName, networkName, containerName, volumeName, RolloutKey } from './naming';
 export {
   DEFAULT_AGENT_LIMITS,

@@ -17,10 +17,10 @@ import { loadRunnableTask } from '../../src/tasks/load';
 import { planOf } from '../../src/tasks/plan';
 import type { Task } from '../../src/model/task';
 import { repoRoot } from '../../src/paths';
-import type { StackRef } from '../../src/model/rollout';
+import type { StackHandle } from '../../src/model/sandbox';
 
 let task: Task;
-let stack: StackRef;
+let stack: StackHandle;
 let rolloutKey: string;
 let dir: string;
 

@@ -10,7 +10,7 @@
 import { join } from 'node:path';
 import { AgentConfigError } from '../../errors';
 import { writeJson } from '../../runs/files';
-import { shQuote } from '../../sandbox';
+import { shQuote } from '../../shell';
 import { CONTAINER_BIN_DIR, ensureAgentBinary, installIntoContainer } from '../install';
 import { resolveModel, settingsRecord, type ResolvedModel } from '../models';
 import type { AgentContext, AgentDriver, AgentLaunch, AttemptOutput } from '../types';

@@ -10,7 +10,8 @@
 import { join } from 'node:path';
 import { AgentConfigError } from '../../errors';
 import { writeJson } from '../../runs/files';
-import { shQuote, writeFiles } from '../../sandbox';
+import { shQuote } from '../../shell';
+import { writeFiles } from '../../sandbox';
 import { cliRetries } from '../claude-code';
 import { CONTAINER_BIN_DIR, ensureAgentBinary, installIntoContainer } from '../install';
 import { resolveModel, settingsRecord, type ResolvedModel } from '../models';

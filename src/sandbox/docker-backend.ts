@@ -1,0 +1,89 @@
+// The Docker engine behind the sandbox seam (backend.ts). The engine may be remote (DOCKER_HOST=
+// tcp://…): published ports are then reached on that host, never assumed on 127.0.0.1.
+import type { SandboxBackend } from './backend';
+import { docker } from './client';
+import { SandboxInfraError, infra } from './errors';
+import { exec, execDetached } from './exec';
+import { copyDirInto, readFile, writeFiles } from './files';
+import { dockerHostAddress, hostUrl } from './host';
+import { downStack, reapStacks } from './stack-state';
+import { upStack } from './stack-up';
+
+export function dockerBackend(opts: { hostAddress?: string } = {}): SandboxBackend {
+  const host = opts.hostAddress ?? dockerHostAddress();
+  return {
+    kind: 'docker',
+    up: upStack,
+    down: downStack,
+    reap: reapStacks,
+    exec,
+    execDetached,
+    readFile,
+    writeFiles,
+    copyDir: copyDirInto,
+    async logs(container, tail) {
+      try {
+        const buf = (await docker().getContainer(container).logs({ stdout: true, stderr: true, tail, follow: false })) as unknown as Buffer;
+        return demuxLogs(buf);
+      } catch (err) {
+        throw infra(`logs of ${container}`, err);
+      }
+    },
+    endpoint(stack, service, port) {
+      const hostPort = stack.services[service]?.ports[`${port}/tcp`];
+      if (!hostPort) throw new SandboxInfraError(`service ${service} publishes no port ${port} in stack ${stack.project}`);
+      return { host, port: hostPort, url: hostUrl(host, hostPort) };
+    },
+    gateway: gatewayOf,
+    async addresses(container) {
+      const info = await docker().getContainer(container).inspect().catch(() => null);
+      return Object.values(info?.NetworkSettings?.Networks ?? {})
+        .map((n) => n.IPAddress)
+        .filter((a): a is string => !!a);
+    },
+  };
+}
+
+/** docker logs of a non-TTY container are frames with 8-byte headers; TTY output is plain. */
+export function demuxLogs(buf: Buffer): string {
+  const parts: Buffer[] = [];
+  let i = 0;
+  while (i + 8 <= buf.length && (buf[i] === 1 || buf[i] === 2) && buf[i + 1] === 0) {
+    const len = buf.readUInt32BE(i + 4);
+    parts.push(buf.subarray(i + 8, i + 8 + len));
+    i += 8 + len;
+  }
+  return i === 0 ? buf.toString('utf8') : Buffer.concat(parts).toString('utf8');
+}
+
+const gateways = new Map<string, Promise<string>>();
+
+/** The bridge network's gateway (cached per network), else the member container's default route. */
+function gatewayOf(network: string, container: string): Promise<string> {
+  let p = gateways.get(network);
+  if (!p) {
+    p = lookupGateway(network, container);
+    p.catch(() => gateways.delete(network));
+    gateways.set(network, p);
+  }
+  return p;
+}
+
+async function lookupGateway(network: string, container: string): Promise<string> {
+  try {
+    const info = (await docker().getNetwork(network).inspect()) as { IPAM?: { Config?: { Gateway?: string }[] } };
+    const gw = info.IPAM?.Config?.find((c) => c.Gateway)?.Gateway;
+    if (gw) return gw;
+  } catch {
+    // fall through to the route table
+  }
+  const r = await exec(container, ['cat', '/proc/net/route']);
+  for (const line of r.stdout.split('\n').slice(1)) {
+    const f = line.trim().split(/\s+/);
+    if (f[1] === '00000000' && f[2] && f[2] !== '00000000') {
+      const n = Number.parseInt(f[2], 16);
+      return [n & 255, (n >> 8) & 255, (n >> 16) & 255, (n >>> 24) & 255].join('.');
+    }
+  }
+  throw new SandboxInfraError(`cannot find the gateway of network ${network} (container ${container})`);
+}
