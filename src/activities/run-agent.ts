@@ -5,7 +5,7 @@ import { createAgent } from '../agents/factory';
 import { ensureAgentBinary } from '../agents/install';
 import { auditTranscript, type SandboxFacts } from '../agents/integrity';
 import { ensureVenv } from '../agents/openhands/runtime';
-import { gatewayOf, startRelay, type Relay } from '../agents/llm-relay';
+import { startRelay, type Relay } from '../agents/llm-relay';
 import { checkAgentModel, resolveModel, upstreamOf } from '../agents/models';
 import { superviseAgent, type SupervisionState } from '../agents/supervisor';
 import { toAtif } from '../agents/trajectory/atif';
@@ -19,7 +19,7 @@ import type { Task } from '../model/task';
 import type { AgentRunSummary, RolloutInput, RolloutRef } from '../model/rollout';
 import { taskFor } from './task-cache';
 import { networkInterfaces } from 'node:os';
-import { docker } from '../sandbox/client';
+import { sandboxBackend } from '../sandbox/factory';
 import { openAgentNetwork, type AgentNetwork } from '../security/agent-network';
 import { readEgressLog } from '../security/egress-proxy';
 import { limitSignals } from '../security/signals';
@@ -42,6 +42,7 @@ export async function runAgent(i: RunAgentInput): Promise<AgentRunSummary> {
   const resumeFrom = actx.info.heartbeatDetails as SupervisionState | undefined;
   const ctx: AgentContext = {
     rolloutKey: i.ref.rolloutKey,
+    sandbox: sandboxBackend(),
     task,
     stack: i.ref.stack,
     container: i.ref.stack.services[task.environment.appService].container,
@@ -72,9 +73,9 @@ export async function runAgent(i: RunAgentInput): Promise<AgentRunSummary> {
       sleep: (ms) => actx.sleep(ms),
     });
     actx.heartbeat();
-    await snapshotWorkspace(ctx.container, ctx.workspace, ctx.runDir).catch((err: Error) => log.warn({ err: err.message }, 'workspace snapshot failed'));
+    await snapshotWorkspace(ctx.sandbox, ctx.container, ctx.workspace, ctx.runDir).catch((err: Error) => log.warn({ err: err.message }, 'workspace snapshot failed'));
     const db = task.environment.database;
-    if (db) await snapshotDatabase(i.ref.stack.services[db.service].container, db, ctx.runDir).catch((err: Error) => log.warn({ err: err.message }, 'database snapshot failed'));
+    if (db) await snapshotDatabase(ctx.sandbox, i.ref.stack.services[db.service].container, db, ctx.runDir).catch((err: Error) => log.warn({ err: err.message }, 'database snapshot failed'));
     return await finishRun(driver, ctx, task, run, net);
   } finally {
     await net?.close();
@@ -111,7 +112,7 @@ async function startRelayFor(driver: AgentDriver, ctx: AgentContext, i: RunAgent
   const m = resolveModel(i.model);
   checkAgentModel(driver.name, m);
   const upstream = upstreamOf(m);
-  const bindHost = driver.site === 'host' ? '127.0.0.1' : await gatewayOf(i.ref.stack.network, ctx.container);
+  const bindHost = driver.site === 'host' ? '127.0.0.1' : await ctx.sandbox.gateway(i.ref.stack.network, ctx.container);
   const relay = await startRelay({ key: i.ref.rolloutKey, bindHost, upstream, stateDir: join(i.ref.runDir, 'agent'), bodyOverrides: m.relayBodyOverrides, log: ctx.log });
   ctx.llm = { baseUrl: relay.url, token: relay.token };
   return relay;
@@ -124,7 +125,7 @@ async function startRelayFor(driver: AgentDriver, ctx: AgentContext, i: RunAgent
  */
 async function openNetworkFor(driver: AgentDriver, ctx: AgentContext, relay: Relay | null): Promise<(AgentNetwork & { gateway: string; relayPort?: number }) | null> {
   if (!driver.llmApi || driver.site === 'host') return null;
-  const gateway = await gatewayOf(ctx.stack.network, ctx.container);
+  const gateway = await ctx.sandbox.gateway(ctx.stack.network, ctx.container);
   const net = await openAgentNetwork({
     rolloutKey: ctx.rolloutKey,
     project: ctx.stack.project,
@@ -143,8 +144,7 @@ async function openNetworkFor(driver: AgentDriver, ctx: AgentContext, relay: Rel
 async function sandboxFacts(ctx: AgentContext, net: (AgentNetwork & { gateway: string; relayPort?: number }) | null): Promise<SandboxFacts> {
   const own: string[] = [];
   for (const s of Object.values(ctx.stack.services)) {
-    const info = await docker().getContainer(s.container).inspect().catch(() => null);
-    for (const n of Object.values(info?.NetworkSettings?.Networks ?? {})) if (n.IPAddress) own.push(n.IPAddress);
+    own.push(...(await ctx.sandbox.addresses(s.container)));
   }
   const hostAddresses = Object.values(networkInterfaces()).flatMap((l) => (l ?? []).filter((a) => a.family === 'IPv4' && !a.internal).map((a) => a.address));
   const proxyPort = net ? Number(new URL(net.proxyUrl).port) : undefined;
@@ -154,7 +154,7 @@ async function sandboxFacts(ctx: AgentContext, net: (AgentNetwork & { gateway: s
     hostAddresses,
     ownAddresses: own,
     egressDenied: readEgressLog(join(ctx.runDir, 'agent')).filter((d) => !d.allowed),
-    limits: await limitSignals(ctx.container),
+    limits: await limitSignals(ctx.sandbox, ctx.container),
   };
 }
 

@@ -18,9 +18,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } 
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { AgentConfigError } from '../errors';
-import { exec } from '../sandbox';
-import { docker } from '../sandbox/client';
-import { packEntries, type DirEntry } from '../sandbox/tar';
+import type { SandboxBackend } from '../sandbox/backend';
 import { repoRoot } from '../paths';
 
 const execFileP = promisify(execFile);
@@ -169,18 +167,12 @@ async function npmInstall(dir: string, spec: string): Promise<void> {
  * Copy the binary into the container at /opt/saasbench/bin/<name>, root-owned, mode 555. Skipped
  * when a file of the same size is already there (an activity retry). Returns the container path.
  */
-export async function installIntoContainer(container: string, bin: ResolvedBinary): Promise<string> {
+export async function installIntoContainer(sandbox: SandboxBackend, container: string, bin: ResolvedBinary): Promise<string> {
   const name = PINS[bin.agent].name;
   const dest = `${CONTAINER_BIN_DIR}/${name}`;
-  const have = await exec(container, ['sh', '-c', `stat -c %s ${dest} 2>/dev/null || echo 0`]);
+  const have = await sandbox.exec(container, ['sh', '-c', `stat -c %s ${dest} 2>/dev/null || echo 0`]);
   if (Number(have.stdout.trim()) === bin.size) return dest;
-  const mtime = new Date();
-  const dir = (rel: string): DirEntry => ({ rel, abs: '', type: 'directory', mode: 0o755, size: 0, mtime });
-  const entries: DirEntry[] = [dir('opt'), dir('opt/saasbench'), dir('opt/saasbench/bin'), { rel: dest.slice(1), abs: bin.path, type: 'file', mode: 0o555, size: bin.size, mtime }];
-  try {
-    await docker().getContainer(container).putArchive(packEntries(entries), { path: '/' });
-  } catch (err) {
-    throw new Error(`copying ${bin.path} into ${container}:${dest} failed: ${(err as Error).message}`);
-  }
+  // streamed from the host file (the binaries are ~100-200 MB); missing parents are created 0755
+  await sandbox.writeFiles(container, CONTAINER_BIN_DIR, [{ path: name, hostFile: bin.path, mode: 0o555 }]);
   return dest;
 }

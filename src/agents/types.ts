@@ -1,10 +1,13 @@
 import type { Logger } from 'pino';
 import type { Task } from '../model/task';
 import type { StackHandle } from '../model/sandbox';
+import type { SandboxBackend } from '../sandbox/backend';
 import type { Trajectory } from './trajectory/types';
 
 export interface AgentContext {
   rolloutKey: string;
+  /** the sandbox the stack runs on: every container access goes through it */
+  sandbox: SandboxBackend;
   task: Task;
   stack: StackHandle;
   /** the container the agent works in (the task's app service) */

@@ -9,6 +9,20 @@ import type { UpStackOptions } from './stack-up';
 
 export type { Endpoint, ExecResult, StackHandle, ExecOptions, ExecDetachedOptions, FileToWrite, OwnerOptions, UpStackOptions };
 
+export interface SidecarSpec {
+  name: string;
+  rolloutKey: string;
+  taskId: string;
+  image: string;
+  env?: string[];
+  /** host:container[:ro] */
+  binds?: string[];
+  /** share the engine host's network (OpenHands reaches its relay on 127.0.0.1) */
+  hostNetwork?: boolean;
+  /** the saasbench.role label, e.g. agent-sidecar */
+  role: string;
+}
+
 export interface SandboxBackend {
   /** 'docker', 'memory', …: recorded in logs, never switched on outside src/sandbox */
   readonly kind: string;
@@ -37,6 +51,11 @@ export interface SandboxBackend {
    * is a member to ask when the network itself does not say.
    */
   gateway(network: string, container: string): Promise<string>;
+  /**
+   * Start (or keep, when it already runs) a helper container owned by the rollout, removed by
+   * down(): OpenHands' host-side runtime. Returns its name, to exec in.
+   */
+  startSidecar(spec: SidecarSpec): Promise<string>;
   /** a container's own addresses on its networks (the transcript audit tells them from escapes) */
   addresses(container: string): Promise<string[]>;
 }

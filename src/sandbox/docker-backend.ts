@@ -6,6 +6,7 @@ import { SandboxInfraError, infra } from './errors';
 import { exec, execDetached } from './exec';
 import { copyDirInto, readFile, writeFiles } from './files';
 import { dockerHostAddress, hostUrl } from './host';
+import { LABEL } from './naming';
 import { downStack, reapStacks } from './stack-state';
 import { upStack } from './stack-up';
 
@@ -35,6 +36,26 @@ export function dockerBackend(opts: { hostAddress?: string } = {}): SandboxBacke
       return { host, port: hostPort, url: hostUrl(host, hostPort) };
     },
     gateway: gatewayOf,
+    async startSidecar(spec) {
+      try {
+        const c = docker().getContainer(spec.name);
+        const info = await c.inspect().catch(() => null);
+        if (info?.State.Running) return spec.name;
+        if (info) await c.remove({ force: true });
+        const created = await docker().createContainer({
+          name: spec.name,
+          Image: spec.image,
+          Cmd: ['sleep', 'infinity'],
+          Env: spec.env ?? [],
+          Labels: { [LABEL.rollout]: spec.rolloutKey, [LABEL.task]: spec.taskId, [LABEL.managed]: 'true', 'saasbench.role': spec.role },
+          HostConfig: { NetworkMode: spec.hostNetwork ? 'host' : undefined, Binds: spec.binds ?? [], Init: true },
+        });
+        await created.start();
+        return spec.name;
+      } catch (err) {
+        throw infra(`starting sidecar ${spec.name}`, err);
+      }
+    },
     async addresses(container) {
       const info = await docker().getContainer(container).inspect().catch(() => null);
       return Object.values(info?.NetworkSettings?.Networks ?? {})

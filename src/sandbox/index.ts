@@ -19,7 +19,7 @@ export { StackHandle, findStack, downStack, listLabelledRollouts, reapStacks } f
 export { exec, execDetached, ExecResult, type ExecOptions, type ExecDetachedOptions } from './exec';
 export { readFile, writeFiles, copyDirInto, type FileToWrite } from './files';
 export { docker, setDockerClient } from './client';
-export type { SandboxBackend, OwnerOptions } from './backend';
+export type { SandboxBackend, OwnerOptions, SidecarSpec } from './backend';
 export { createSandboxBackend, sandboxBackend, setSandboxBackend } from './factory';
 export { dockerBackend } from './docker-backend';
 export { dockerHostAddress, hostUrl } from './host';

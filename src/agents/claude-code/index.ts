@@ -75,7 +75,7 @@ export const claudeCodeAgent: AgentDriver = {
   llmApi: 'anthropic',
   async prepare(ctx) {
     const bin = await ensureAgentBinary('claude-code');
-    await installIntoContainer(ctx.container, bin);
+    await installIntoContainer(ctx.sandbox, ctx.container, bin);
     const m = resolveModel(ctx.model);
     const { applied } = env(ctx, m);
     writeJson(join(ctx.runDir, 'agent', 'model-settings.json'), {

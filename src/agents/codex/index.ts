@@ -11,7 +11,6 @@ import { join } from 'node:path';
 import { AgentConfigError } from '../../errors';
 import { writeJson } from '../../runs/files';
 import { shQuote } from '../../shell';
-import { writeFiles } from '../../sandbox';
 import { cliRetries } from '../claude-code';
 import { CONTAINER_BIN_DIR, ensureAgentBinary, installIntoContainer } from '../install';
 import { resolveModel, settingsRecord, type ResolvedModel } from '../models';
@@ -58,10 +57,10 @@ export const codexAgent: AgentDriver = {
   async prepare(ctx) {
     if (!ctx.llm) throw new AgentConfigError('codex: no LLM endpoint (the relay was not started)');
     const bin = await ensureAgentBinary('codex');
-    await installIntoContainer(ctx.container, bin);
+    await installIntoContainer(ctx.sandbox, ctx.container, bin);
     const m = resolveModel(ctx.model);
     const cfg = codexConfig(m, ctx.llm.baseUrl);
-    await writeFiles(ctx.container, CODEX_HOME, [{ path: 'config.toml', content: cfg.text, mode: 0o600 }]);
+    await ctx.sandbox.writeFiles(ctx.container, CODEX_HOME, [{ path: 'config.toml', content: cfg.text, mode: 0o600 }]);
     writeJson(join(ctx.runDir, 'agent', 'model-settings.json'), {
       ...settingsRecord('codex', m, cfg.applied, ['temperature (Codex sends none)', ...(m.maxOutputTokens ? ['maxOutputTokens (no Codex setting)'] : [])]),
       binary: { version: bin.version, source: bin.source },
