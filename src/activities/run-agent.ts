@@ -2,9 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Context } from '@temporalio/activity';
 import { createAgent } from '../agents/factory';
-import { ensureAgentBinary } from '../agents/install';
 import { auditTranscript, type SandboxFacts } from '../agents/integrity';
-import { ensureVenv } from '../agents/openhands/runtime';
 import { startRelay, type Relay } from '../agents/llm-relay';
 import { checkAgentModel, resolveModel, upstreamOf } from '../agents/models';
 import { superviseAgent, type SupervisionState } from '../agents/supervisor';
@@ -52,7 +50,7 @@ export async function runAgent(i: RunAgentInput): Promise<AgentRunSummary> {
     prompt: readFileSync(join(i.ref.runDir, 'prompt.md'), 'utf8'),
     log,
   };
-  if (!resumeFrom) await withBeats(actx, () => preinstall(driver.name));
+  if (!resumeFrom && driver.preinstall) await withBeats(actx, () => driver.preinstall!());
   const relay = await startRelayFor(driver, ctx, i);
   // the agent's way out: relay + egress proxy ports opened in the rollout firewall for the agent phase only
   const net = await openNetworkFor(driver, ctx, relay).catch(async (err: Error) => {
@@ -86,12 +84,6 @@ export async function runAgent(i: RunAgentInput): Promise<AgentRunSummary> {
   }
 }
 
-/** Resolve (installing on first use: npm for the CLIs, image + PyPI venv for OpenHands) the agent before launch. */
-async function preinstall(agent: string): Promise<void> {
-  if (agent === 'claude-code' || agent === 'codex') await ensureAgentBinary(agent);
-  if (agent === 'openhands') await ensureVenv();
-}
-
 /** Heartbeat (without details: nothing to re-attach to yet) while a slow preparation step runs. */
 async function withBeats<T>(actx: Context, f: () => Promise<T>): Promise<T> {
   const t = setInterval(() => actx.heartbeat(), 10_000);
@@ -108,9 +100,9 @@ async function withBeats<T>(actx: Context, f: () => Promise<T>): Promise<T> {
  * stays in this process.
  */
 async function startRelayFor(driver: AgentDriver, ctx: AgentContext, i: RunAgentInput): Promise<Relay | null> {
-  if (!driver.llmApi) return null;
+  if (!driver.modelApis) return null;
   const m = resolveModel(i.model);
-  checkAgentModel(driver.name, m);
+  checkAgentModel(driver, m);
   const upstream = upstreamOf(m);
   const bindHost = driver.site === 'host' ? '127.0.0.1' : await ctx.sandbox.gateway(i.ref.stack.network, ctx.container);
   const relay = await startRelay({ key: i.ref.rolloutKey, bindHost, upstream, stateDir: join(i.ref.runDir, 'agent'), bodyOverrides: m.relayBodyOverrides, log: ctx.log });
@@ -124,7 +116,7 @@ async function startRelayFor(driver: AgentDriver, ctx: AgentContext, i: RunAgent
  * proxy environment. Oracle and noop need no network.
  */
 async function openNetworkFor(driver: AgentDriver, ctx: AgentContext, relay: Relay | null): Promise<(AgentNetwork & { gateway: string; relayPort?: number }) | null> {
-  if (!driver.llmApi || driver.site === 'host') return null;
+  if (!driver.modelApis || driver.site === 'host') return null;
   const gateway = await ctx.sandbox.gateway(ctx.stack.network, ctx.container);
   const net = await openAgentNetwork({
     rolloutKey: ctx.rolloutKey,
@@ -174,6 +166,6 @@ async function finishRun(driver: AgentDriver, ctx: AgentContext, task: Task, run
   const integrity = auditTranscript(task, trajectory, rawLines, await sandboxFacts(ctx, net));
   writeJson(join(ctx.runDir, 'integrity.json'), integrity);
   if (integrity.verdict !== 'clean') ctx.log.warn({ verdict: integrity.verdict, evaluatorHits: integrity.evaluatorHits, forbiddenSourceHits: integrity.forbiddenSourceHits }, 'transcript audit found something');
-  const events = { 'claude-code': 'claude_events.jsonl', codex: 'codex_events.jsonl', openhands: 'openhands_trajectory.json' }[driver.name];
+  const events = driver.transcriptFile;
   return { ...run, ...(trajectory ? { trajectory: summarize(trajectory, [...(events ? [events] : []), ...files, 'integrity.json']), cliVersion: trajectory.agentVersion } : {}), integrity };
 }

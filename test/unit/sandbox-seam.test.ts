@@ -53,7 +53,7 @@ test('agent install path: the pinned binary is streamed in once, read-only, and 
   const mem = new MemoryBackend(scripted);
   const bin = join(tmp, 'codex');
   writeFileSync(bin, Buffer.alloc(5000, 7));
-  const resolved = { agent: 'codex' as const, version: '0.128.0', path: bin, size: 5000, source: 'env' as const };
+  const resolved = { agent: 'codex', name: 'codex', version: '0.128.0', path: bin, size: 5000, source: 'env' as const };
   assert.equal(await installIntoContainer(mem, 'app-1', resolved), '/opt/saasbench/bin/codex');
   const f = mem.fs('app-1').get('/opt/saasbench/bin/codex');
   assert.equal(f?.data.length, 5000);

@@ -145,7 +145,10 @@ function launch(ctx: AgentContext, venv: string) {
 export const openhandsAgent: AgentDriver = {
   name: 'openhands',
   site: 'host',
-  llmApi: 'any',
+  // LiteLLM speaks every provider API of the registry
+  modelApis: ['anthropic', 'openai', 'openai-chat'],
+  transcriptFile: 'openhands_trajectory.json',
+  preinstall: async () => void (await ensureVenv()),
   processContainer: sidecarName,
   async prepare(ctx) {
     if (!ctx.llm) throw new AgentConfigError('openhands: no LLM endpoint (the relay was not started)');
