@@ -42,6 +42,8 @@ export interface SandboxBackend {
   writeFiles(container: string, destDir: string, files: FileToWrite[], opts?: OwnerOptions): Promise<void>;
   /** copy a host directory's contents into an absolute directory */
   copyDir(container: string, hostDir: string, destDir: string, opts?: { exclude?: string[] } & OwnerOptions): Promise<void>;
+  /** unpack a tar archive (plain or gzipped) into an absolute directory (re-scoring restores a workspace) */
+  extractArchive(container: string, destDir: string, archive: Buffer): Promise<void>;
   /** the last `tail` lines a container wrote to stdout/stderr */
   logs(container: string, tail: number): Promise<string>;
   /** where this process reaches `service`'s container port `port` (published by up()) */

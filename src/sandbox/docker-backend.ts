@@ -22,6 +22,14 @@ export function dockerBackend(opts: { hostAddress?: string } = {}): SandboxBacke
     readFile,
     writeFiles,
     copyDir: copyDirInto,
+    async extractArchive(container, destDir, archive) {
+      try {
+        // the engine unpacks gzip, bzip2 and xz archives itself
+        await docker().getContainer(container).putArchive(archive, { path: destDir });
+      } catch (err) {
+        throw infra(`unpacking an archive into ${destDir} in ${container}`, err);
+      }
+    },
     async logs(container, tail) {
       try {
         const buf = (await docker().getContainer(container).logs({ stdout: true, stderr: true, tail, follow: false })) as unknown as Buffer;

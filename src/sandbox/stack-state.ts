@@ -141,6 +141,15 @@ export async function listLabelledRollouts(): Promise<string[]> {
   }
 }
 
+/** The labels of every container a rollout owns on this engine (the worker reads workflow ids from them). */
+export async function labelledContainers(): Promise<Record<string, string>[]> {
+  try {
+    return (await docker().listContainers({ all: true, filters: JSON.stringify({ label: [LABEL.rollout] }) })).map((c) => c.Labels ?? {});
+  } catch (err) {
+    throw infra('listing labelled containers', err);
+  }
+}
+
 /** downStack for every labelled rollout that `isLive` disowns; keeps going past failures. */
 export async function reapStacks(isLive: (rolloutKey: string) => Promise<boolean>): Promise<string[]> {
   const removed: string[] = [];

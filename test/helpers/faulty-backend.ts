@@ -18,13 +18,7 @@ export interface TransientExecFaults {
 export function withTransientExecFaults(inner: SandboxBackend, count: number, match: (container: string, cmd: string[]) => boolean = () => true): TransientExecFaults {
   let remaining = count;
   let injected = 0;
-  const backend: SandboxBackend = Object.create(inner) as SandboxBackend;
-  // own properties shadow the prototype's; every other method reaches `inner` with `this` = inner
-  for (const k of ['up', 'down', 'reap', 'execDetached', 'readFile', 'writeFiles', 'copyDir', 'logs', 'endpoint', 'gateway', 'addresses', 'startSidecar'] as const) {
-    (backend as unknown as Record<string, unknown>)[k] = (inner[k] as (...a: unknown[]) => unknown).bind(inner);
-  }
-  Object.defineProperty(backend, 'kind', { value: `${inner.kind}+faults` });
-  backend.exec = async (container, cmd, opts) => {
+  const exec: SandboxBackend['exec'] = async (container, cmd, opts) => {
     if (remaining > 0 && match(container, cmd)) {
       remaining--;
       injected++;
@@ -32,6 +26,15 @@ export function withTransientExecFaults(inner: SandboxBackend, count: number, ma
     }
     return inner.exec(container, cmd, opts);
   };
+  // everything but exec reaches `inner` unchanged (a Proxy, so methods added to the interface later pass through too)
+  const backend = new Proxy(inner, {
+    get(target, prop) {
+      if (prop === 'exec') return exec;
+      if (prop === 'kind') return `${target.kind}+faults`;
+      const v = Reflect.get(target, prop, target) as unknown;
+      return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+    },
+  });
   return {
     backend,
     get injected() {

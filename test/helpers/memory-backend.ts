@@ -4,6 +4,8 @@
 // purpose, so a caller that assumes 127.0.0.1 shows up.
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join, posix } from 'node:path';
+import { gunzipSync } from 'node:zlib';
+import * as tar from 'tar-stream';
 import type { SandboxBackend, SidecarSpec } from '../../src/sandbox/backend';
 import { SandboxInfraError, SandboxInputError } from '../../src/sandbox';
 import type { ExecResult, StackHandle } from '../../src/model/sandbox';
@@ -129,6 +131,26 @@ export class MemoryBackend implements SandboxBackend {
     };
     walk('');
     this.calls.push({ op: 'copyDir', container, detail: `${hostDir} -> ${destDir}` });
+  }
+
+  async extractArchive(container: string, destDir: string, archive: Buffer): Promise<void> {
+    const raw = archive[0] === 0x1f && archive[1] === 0x8b ? gunzipSync(archive) : archive;
+    const extract = tar.extract();
+    const done = new Promise<void>((resolve, reject) => {
+      extract.on('entry', (h, stream, next) => {
+        const chunks: Buffer[] = [];
+        stream.on('data', (c: unknown) => chunks.push(c as Buffer));
+        stream.on('end', () => {
+          if (h.type === 'file') this.fs(container).set(posix.join(destDir, h.name), { data: Buffer.concat(chunks), mode: h.mode ?? 0o644 });
+          next();
+        });
+      });
+      extract.on('finish', resolve);
+      extract.on('error', reject);
+    });
+    extract.end(raw);
+    await done;
+    this.calls.push({ op: 'extractArchive', container, detail: destDir });
   }
 
   async logs(container: string, tail: number): Promise<string> {

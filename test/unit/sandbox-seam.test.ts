@@ -3,7 +3,8 @@
 // 127.0.0.1, these would fail here, where no Docker engine is involved.
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, posix } from 'node:path';
 import pino from 'pino';
@@ -108,4 +109,14 @@ test('withTransientExecFaults: the next N execs throw a retryable sandbox error,
   assert.equal(faults.remaining, 0);
   await faults.backend.writeFiles('c', '/x', [{ path: 'y', content: 'z' }]);
   assert.equal(mem.text('c', '/x/y'), 'z', 'other operations reach the wrapped backend');
+});
+
+test('extractArchive (re-scoring restores a workspace snapshot) unpacks a gzipped tar into the directory', async () => {
+  const src = mkdtempSync(join(tmp, 'ws-'));
+  writeFileSync(join(src, 'server.js'), 'listen(8080)\n');
+  const tgz = join(tmp, 'ws.tar.gz');
+  execFileSync('tar', ['-C', src, '-czf', tgz, '.']);
+  const mem = new MemoryBackend();
+  await mem.extractArchive('app', '/app', readFileSync(tgz));
+  assert.equal(mem.text('app', '/app/server.js'), 'listen(8080)\n');
 });
