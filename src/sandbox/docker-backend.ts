@@ -85,20 +85,11 @@ export function demuxLogs(buf: Buffer): string {
   return i === 0 ? buf.toString('utf8') : Buffer.concat(parts).toString('utf8');
 }
 
-const gateways = new Map<string, Promise<string>>();
-
-/** The bridge network's gateway (cached per network), else the member container's default route. */
-function gatewayOf(network: string, container: string): Promise<string> {
-  let p = gateways.get(network);
-  if (!p) {
-    p = lookupGateway(network, container);
-    p.catch(() => gateways.delete(network));
-    gateways.set(network, p);
-  }
-  return p;
-}
-
-async function lookupGateway(network: string, container: string): Promise<string> {
+/**
+ * The bridge network's IPAM gateway, else the member container's default route. Not cached: a
+ * stack re-created under the same network name (a provision retry) may get another subnet.
+ */
+async function gatewayOf(network: string, container: string): Promise<string> {
   try {
     const info = (await docker().getNetwork(network).inspect()) as { IPAM?: { Config?: { Gateway?: string }[] } };
     const gw = info.IPAM?.Config?.find((c) => c.Gateway)?.Gateway;
