@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { oracleAgent } from '../src/agents/oracle';
 import { evaluateLocally } from '../src/evaluation/evaluate-local';
 import { log } from '../src/log';
-import { buildImages, downStack, execDetached, loadCompose, readFile, upStack } from '../src/sandbox';
+import { buildImages, downStack, execDetached, loadCompose, readFile, sandboxBackend, upStack } from '../src/sandbox';
 import { loadRunnableTask } from '../src/tasks/load';
 import { repoRoot } from '../src/paths';
 
@@ -30,7 +30,7 @@ async function main(): Promise<void> {
   const stack = await upStack({ rolloutKey, taskId: task.id, project, images });
   try {
     const container = stack.services[task.environment.appService].container;
-    const ctx = { rolloutKey, task, stack, container, workspace: task.environment.workspace, model: 'none', runDir: mkdtempSync(join(tmpdir(), 'bench-')), prompt: '', log };
+    const ctx = { rolloutKey, sandbox: sandboxBackend(), task, stack, container, workspace: task.environment.workspace, model: 'none', runDir: mkdtempSync(join(tmpdir(), 'bench-')), prompt: '', log };
     await oracleAgent.prepare!(ctx);
     const l = oracleAgent.launch(ctx);
     await execDetached(container, l.script, { workdir: l.workdir, controlDir: '/tmp/.saasbench/bench' });

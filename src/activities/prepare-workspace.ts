@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildPrompt } from '../agents/prompt';
 import { writeAtomic } from '../runs/files';
-import { writeFiles } from '../sandbox';
+import { sandboxBackend } from '../sandbox/factory';
 import type { RolloutRef } from '../model/rollout';
 import { taskFor } from './task-cache';
 
@@ -13,7 +13,7 @@ export async function prepareWorkspace(i: { ref: RolloutRef; agent: string; mode
   const files: { path: string; content: Buffer }[] = [];
   if (task.prdFile) files.push({ path: 'task.md', content: readFileSync(task.prdFile) });
   if (task.knowledgeBaseFile) files.push({ path: 'knowledge_base.json', content: readFileSync(task.knowledgeBaseFile) });
-  await writeFiles(app, task.environment.workspace, files);
+  await sandboxBackend().writeFiles(app, task.environment.workspace, files);
   const promptFile = join(i.ref.runDir, 'prompt.md');
   writeAtomic(promptFile, buildPrompt(task));
   return { promptFile };

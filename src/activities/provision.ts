@@ -5,7 +5,8 @@ import { InvalidInputError } from '../errors';
 import { rolloutLogger } from '../log';
 import { writeJson } from '../runs/files';
 import { harnessLock, imagesLock, taskLock, type RolloutLock } from '../evaluation/rollout-lock';
-import { buildImages, downStack, dockerHostCpus, effectiveLimits, checkImageMap, imageMapFromEnv, preflightImages, stackIsolation, upStack, type ImageMap } from '../sandbox';
+import { buildImages, dockerHostCpus, effectiveLimits, checkImageMap, imageMapFromEnv, preflightImages, stackIsolation, type ImageMap } from '../sandbox';
+import { sandboxBackend } from '../sandbox/factory';
 import { loadTaskCompose } from '../tasks/task-compose';
 import { firewallPlan } from '../sandbox/firewall';
 import { planOf } from '../tasks/plan';
@@ -44,7 +45,7 @@ async function provisionStack(i: ProvisionInput): Promise<Provisioned> {
   const isolation = stackIsolation(task.environment.appService, task.limits);
   let stack;
   try {
-    stack = await upStack({
+    stack = await sandboxBackend().up({
       rolloutKey: i.rolloutKey,
       taskId: task.id,
       project,
@@ -55,12 +56,12 @@ async function provisionStack(i: ProvisionInput): Promise<Provisioned> {
     });
   } catch (err) {
     // A half-started stack is worth nothing to the retry and holds ports: remove it first.
-    await downStack(i.rolloutKey).catch(() => undefined);
+    await sandboxBackend().down(i.rolloutKey).catch(() => undefined);
     throw err;
   }
   // Cancelled while the stack was starting (the workflow has moved on and will never tear it down).
   if (activityCancelled()) {
-    await downStack(i.rolloutKey).catch(() => undefined);
+    await sandboxBackend().down(i.rolloutKey).catch(() => undefined);
     throw new CancelledFailure('rollout cancelled during provisioning; its stack was removed');
   }
   const hostId = config.hostId();

@@ -2,10 +2,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Context } from '@temporalio/activity';
 import { createAgent } from '../agents/factory';
-import { ensureAgentBinary } from '../agents/install';
 import { auditTranscript, type SandboxFacts } from '../agents/integrity';
-import { ensureVenv } from '../agents/openhands/runtime';
-import { gatewayOf, startRelay, type Relay } from '../agents/llm-relay';
+import { startRelay, type Relay } from '../agents/llm-relay';
 import { checkAgentModel, resolveModel, upstreamOf } from '../agents/models';
 import { superviseAgent, type SupervisionState } from '../agents/supervisor';
 import { toAtif } from '../agents/trajectory/atif';
@@ -19,7 +17,7 @@ import type { Task } from '../model/task';
 import type { AgentRunSummary, RolloutInput, RolloutRef } from '../model/rollout';
 import { taskFor } from './task-cache';
 import { networkInterfaces } from 'node:os';
-import { docker } from '../sandbox/client';
+import { sandboxBackend } from '../sandbox/factory';
 import { openAgentNetwork, type AgentNetwork } from '../security/agent-network';
 import { readEgressLog } from '../security/egress-proxy';
 import { limitSignals } from '../security/signals';
@@ -42,6 +40,7 @@ export async function runAgent(i: RunAgentInput): Promise<AgentRunSummary> {
   const resumeFrom = actx.info.heartbeatDetails as SupervisionState | undefined;
   const ctx: AgentContext = {
     rolloutKey: i.ref.rolloutKey,
+    sandbox: sandboxBackend(),
     task,
     stack: i.ref.stack,
     container: i.ref.stack.services[task.environment.appService].container,
@@ -51,7 +50,7 @@ export async function runAgent(i: RunAgentInput): Promise<AgentRunSummary> {
     prompt: readFileSync(join(i.ref.runDir, 'prompt.md'), 'utf8'),
     log,
   };
-  if (!resumeFrom) await withBeats(actx, () => preinstall(driver.name));
+  if (!resumeFrom && driver.preinstall) await withBeats(actx, () => driver.preinstall!());
   const relay = await startRelayFor(driver, ctx, i);
   // the agent's way out: relay + egress proxy ports opened in the rollout firewall for the agent phase only
   const net = await openNetworkFor(driver, ctx, relay).catch(async (err: Error) => {
@@ -72,9 +71,9 @@ export async function runAgent(i: RunAgentInput): Promise<AgentRunSummary> {
       sleep: (ms) => actx.sleep(ms),
     });
     actx.heartbeat();
-    await snapshotWorkspace(ctx.container, ctx.workspace, ctx.runDir).catch((err: Error) => log.warn({ err: err.message }, 'workspace snapshot failed'));
+    await snapshotWorkspace(ctx.sandbox, ctx.container, ctx.workspace, ctx.runDir).catch((err: Error) => log.warn({ err: err.message }, 'workspace snapshot failed'));
     const db = task.environment.database;
-    if (db) await snapshotDatabase(i.ref.stack.services[db.service].container, db, ctx.runDir).catch((err: Error) => log.warn({ err: err.message }, 'database snapshot failed'));
+    if (db) await snapshotDatabase(ctx.sandbox, i.ref.stack.services[db.service].container, db, ctx.runDir).catch((err: Error) => log.warn({ err: err.message }, 'database snapshot failed'));
     return await finishRun(driver, ctx, task, run, net);
   } finally {
     await net?.close();
@@ -83,12 +82,6 @@ export async function runAgent(i: RunAgentInput): Promise<AgentRunSummary> {
       await relay.close();
     }
   }
-}
-
-/** Resolve (installing on first use: npm for the CLIs, image + PyPI venv for OpenHands) the agent before launch. */
-async function preinstall(agent: string): Promise<void> {
-  if (agent === 'claude-code' || agent === 'codex') await ensureAgentBinary(agent);
-  if (agent === 'openhands') await ensureVenv();
 }
 
 /** Heartbeat (without details: nothing to re-attach to yet) while a slow preparation step runs. */
@@ -107,11 +100,11 @@ async function withBeats<T>(actx: Context, f: () => Promise<T>): Promise<T> {
  * stays in this process.
  */
 async function startRelayFor(driver: AgentDriver, ctx: AgentContext, i: RunAgentInput): Promise<Relay | null> {
-  if (!driver.llmApi) return null;
+  if (!driver.modelApis) return null;
   const m = resolveModel(i.model);
-  checkAgentModel(driver.name, m);
+  checkAgentModel(driver, m);
   const upstream = upstreamOf(m);
-  const bindHost = driver.site === 'host' ? '127.0.0.1' : await gatewayOf(i.ref.stack.network, ctx.container);
+  const bindHost = driver.site === 'host' ? '127.0.0.1' : await ctx.sandbox.gateway(i.ref.stack.network, ctx.container);
   const relay = await startRelay({ key: i.ref.rolloutKey, bindHost, upstream, stateDir: join(i.ref.runDir, 'agent'), bodyOverrides: m.relayBodyOverrides, log: ctx.log });
   ctx.llm = { baseUrl: relay.url, token: relay.token };
   return relay;
@@ -123,8 +116,8 @@ async function startRelayFor(driver: AgentDriver, ctx: AgentContext, i: RunAgent
  * proxy environment. Oracle and noop need no network.
  */
 async function openNetworkFor(driver: AgentDriver, ctx: AgentContext, relay: Relay | null): Promise<(AgentNetwork & { gateway: string; relayPort?: number }) | null> {
-  if (!driver.llmApi || driver.site === 'host') return null;
-  const gateway = await gatewayOf(ctx.stack.network, ctx.container);
+  if (!driver.modelApis || driver.site === 'host') return null;
+  const gateway = await ctx.sandbox.gateway(ctx.stack.network, ctx.container);
   const net = await openAgentNetwork({
     rolloutKey: ctx.rolloutKey,
     project: ctx.stack.project,
@@ -143,8 +136,7 @@ async function openNetworkFor(driver: AgentDriver, ctx: AgentContext, relay: Rel
 async function sandboxFacts(ctx: AgentContext, net: (AgentNetwork & { gateway: string; relayPort?: number }) | null): Promise<SandboxFacts> {
   const own: string[] = [];
   for (const s of Object.values(ctx.stack.services)) {
-    const info = await docker().getContainer(s.container).inspect().catch(() => null);
-    for (const n of Object.values(info?.NetworkSettings?.Networks ?? {})) if (n.IPAddress) own.push(n.IPAddress);
+    own.push(...(await ctx.sandbox.addresses(s.container)));
   }
   const hostAddresses = Object.values(networkInterfaces()).flatMap((l) => (l ?? []).filter((a) => a.family === 'IPv4' && !a.internal).map((a) => a.address));
   const proxyPort = net ? Number(new URL(net.proxyUrl).port) : undefined;
@@ -154,7 +146,7 @@ async function sandboxFacts(ctx: AgentContext, net: (AgentNetwork & { gateway: s
     hostAddresses,
     ownAddresses: own,
     egressDenied: readEgressLog(join(ctx.runDir, 'agent')).filter((d) => !d.allowed),
-    limits: await limitSignals(ctx.container),
+    limits: await limitSignals(ctx.sandbox, ctx.container),
   };
 }
 
@@ -174,6 +166,6 @@ async function finishRun(driver: AgentDriver, ctx: AgentContext, task: Task, run
   const integrity = auditTranscript(task, trajectory, rawLines, await sandboxFacts(ctx, net));
   writeJson(join(ctx.runDir, 'integrity.json'), integrity);
   if (integrity.verdict !== 'clean') ctx.log.warn({ verdict: integrity.verdict, evaluatorHits: integrity.evaluatorHits, forbiddenSourceHits: integrity.forbiddenSourceHits }, 'transcript audit found something');
-  const events = { 'claude-code': 'claude_events.jsonl', codex: 'codex_events.jsonl', openhands: 'openhands_trajectory.json' }[driver.name];
+  const events = driver.transcriptFile;
   return { ...run, ...(trajectory ? { trajectory: summarize(trajectory, [...(events ? [events] : []), ...files, 'integrity.json']), cliVersion: trajectory.agentVersion } : {}), integrity };
 }

@@ -6,6 +6,11 @@ import { openhandsAgent } from './openhands';
 import { oracleAgent } from './oracle';
 import type { AgentDriver } from './types';
 
+/**
+ * The agent registry. Adding an agent is one folder (src/agents/<name>/ exporting its AgentDriver:
+ * its model APIs, CLI pin, preinstall, transcript file, launch and parsing) plus one line here;
+ * nothing else in the project switches on agent names (docs/agents.md).
+ */
 const AGENTS: Record<string, AgentDriver> = {
   [noopAgent.name]: noopAgent,
   [oracleAgent.name]: oracleAgent,

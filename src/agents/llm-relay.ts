@@ -20,8 +20,6 @@ import { listenOn } from '../listen';
 import type { Logger } from 'pino';
 import { registerSecret } from '../log';
 import { writeJson } from '../runs/files';
-import { docker } from '../sandbox/client';
-import { exec } from '../sandbox';
 import type { Upstream } from './models';
 
 export interface RelayOptions {
@@ -198,27 +196,4 @@ function forward(req: http.IncomingMessage, res: http.ServerResponse, rawBody: B
     if (!res.writableFinished) up.destroy();
   });
   up.end(body);
-}
-
-/**
- * The address containers on the rollout's network reach the host at: the network's IPAM gateway
- * (docker network inspect), else the default route inside the container (/proc/net/route).
- */
-export async function gatewayOf(network: string, container: string): Promise<string> {
-  try {
-    const info = (await docker().getNetwork(network).inspect()) as { IPAM?: { Config?: { Gateway?: string }[] } };
-    const gw = info.IPAM?.Config?.find((c) => c.Gateway)?.Gateway;
-    if (gw) return gw;
-  } catch {
-    // fall through to the route table
-  }
-  const r = await exec(container, ['cat', '/proc/net/route']);
-  for (const line of r.stdout.split('\n').slice(1)) {
-    const f = line.trim().split(/\s+/);
-    if (f[1] === '00000000' && f[2] && f[2] !== '00000000') {
-      const n = Number.parseInt(f[2], 16);
-      return [n & 255, (n >> 8) & 255, (n >> 16) & 255, (n >>> 24) & 255].join('.');
-    }
-  }
-  throw new Error(`cannot find the gateway of network ${network} (container ${container})`);
 }

@@ -80,17 +80,11 @@ export function resolveModel(id: string): ResolvedModel {
   return { ...m, id, providerName: m.provider, providerConfig: p };
 }
 
-/** The wire protocols an agent's client speaks. */
-export const AGENT_APIS: Record<string, ModelApi[]> = {
-  'claude-code': ['anthropic'],
-  codex: ['openai'],
-  openhands: ['anthropic', 'openai', 'openai-chat'],
-};
-
-export function checkAgentModel(agent: string, m: ResolvedModel): void {
-  const apis = AGENT_APIS[agent];
+/** Refuse a model served over an API the agent's client does not speak (the driver's modelApis). */
+export function checkAgentModel(agent: { name: string; modelApis?: readonly ModelApi[] }, m: ResolvedModel): void {
+  const apis = agent.modelApis;
   if (apis && !apis.includes(m.providerConfig.api)) {
-    throw new AgentConfigError(`model "${m.id}" is served over the ${m.providerConfig.api} API (provider ${m.providerName}) but ${agent} speaks ${apis.join('/')}`);
+    throw new AgentConfigError(`model "${m.id}" is served over the ${m.providerConfig.api} API (provider ${m.providerName}) but ${agent.name} speaks ${apis.join('/')}`);
   }
 }
 

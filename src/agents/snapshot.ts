@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { exec, readFile } from '../sandbox';
+import type { SandboxBackend } from '../sandbox/backend';
 import { writeAtomic, writeJson } from '../runs/files';
 
 /** Dependency and cache folders: large, reproducible, and not the agent's work. */
@@ -16,14 +16,14 @@ export interface ProcessRecord {
  * processes it left running (command line and working directory), so a score can be audited and
  * re-computed later (`saasbench rescore`).
  */
-export async function snapshotWorkspace(container: string, workspace: string, runDir: string): Promise<{ bytes: number; processes: number }> {
+export async function snapshotWorkspace(sandbox: SandboxBackend, container: string, workspace: string, runDir: string): Promise<{ bytes: number; processes: number }> {
   const excludes = SNAPSHOT_EXCLUDES.map((e) => `--exclude='${e}'`).join(' ');
   const tmp = '/tmp/.saasbench/workspace-snapshot.tar.gz';
-  await exec(container, ['bash', '-c', `mkdir -p /tmp/.saasbench && tar -C '${workspace}' ${excludes} -czf ${tmp} . 2>/dev/null; echo $?`], { timeoutMs: 300_000 });
-  const tarball = await readFile(container, tmp);
+  await sandbox.exec(container, ['bash', '-c', `mkdir -p /tmp/.saasbench && tar -C '${workspace}' ${excludes} -czf ${tmp} . 2>/dev/null; echo $?`], { timeoutMs: 300_000 });
+  const tarball = await sandbox.readFile(container, tmp);
   if (tarball) writeAtomic(join(runDir, 'workspace.tar.gz'), tarball);
-  await exec(container, ['rm', '-f', tmp]);
-  const ps = await exec(container, ['bash', '-c', 'for p in /proc/[0-9]*; do pid=${p#/proc/}; [ "$pid" = 1 ] && continue; [ "$pid" = "$$" ] && continue; c=$(tr "\\0" "\\037" < $p/cmdline 2>/dev/null); [ -n "$c" ] && printf "%s\\t%s\\t%s\\n" "$pid" "$(readlink $p/cwd)" "$c"; done']);
+  await sandbox.exec(container, ['rm', '-f', tmp]);
+  const ps = await sandbox.exec(container, ['bash', '-c', 'for p in /proc/[0-9]*; do pid=${p#/proc/}; [ "$pid" = 1 ] && continue; [ "$pid" = "$$" ] && continue; c=$(tr "\\0" "\\037" < $p/cmdline 2>/dev/null); [ -n "$c" ] && printf "%s\\t%s\\t%s\\n" "$pid" "$(readlink $p/cwd)" "$c"; done']);
   const processes: ProcessRecord[] = ps.stdout
     .split('\n')
     .filter(Boolean)
@@ -42,12 +42,12 @@ export async function snapshotWorkspace(container: string, workspace: string, ru
  * writes anything), for re-scoring. Data directories of a live server are not copied: a file-level
  * copy of a running PostgreSQL is not guaranteed to be consistent; pg_dump is.
  */
-export async function snapshotDatabase(dbContainer: string, db: { user: string; password: string; port: number; name: string }, runDir: string): Promise<number> {
+export async function snapshotDatabase(sandbox: SandboxBackend, dbContainer: string, db: { user: string; password: string; port: number; name: string }, runDir: string): Promise<number> {
   const tmp = '/tmp/.saasbench-db.sql.gz';
-  const r = await exec(dbContainer, ['bash', '-c', `pg_dump -h 127.0.0.1 -p ${db.port} -U '${db.user}' -d '${db.name}' --clean --if-exists --no-owner | gzip > ${tmp}; echo \${PIPESTATUS[0]}`], { timeoutMs: 600_000, env: { PGPASSWORD: db.password } });
+  const r = await sandbox.exec(dbContainer, ['bash', '-c', `pg_dump -h 127.0.0.1 -p ${db.port} -U '${db.user}' -d '${db.name}' --clean --if-exists --no-owner | gzip > ${tmp}; echo \${PIPESTATUS[0]}`], { timeoutMs: 600_000, env: { PGPASSWORD: db.password } });
   if (r.stdout.trim() !== '0') throw new Error(`pg_dump failed: ${r.stderr || r.stdout}`);
-  const dump = await readFile(dbContainer, tmp);
-  await exec(dbContainer, ['rm', '-f', tmp]);
+  const dump = await sandbox.readFile(dbContainer, tmp);
+  await sandbox.exec(dbContainer, ['rm', '-f', tmp]);
   if (dump) writeAtomic(join(runDir, 'database.sql.gz'), dump);
   return dump?.length ?? 0;
 }

@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { exec, execDetached, readFile } from '../sandbox';
+import type { SandboxBackend } from '../sandbox/backend';
 import { writeAtomic } from '../runs/files';
 import type { AgentAttemptRecord, AgentExitReason, AgentRunSummary } from '../model/rollout';
 import type { AgentContext, AgentDriver, AgentLaunch, AttemptOutput } from './types';
@@ -73,7 +73,7 @@ export async function superviseAgent(driver: AgentDriver, ctx: AgentContext, opt
 async function attach(driver: AgentDriver, ctx: AgentContext, opts: SuperviseOptions): Promise<SupervisionState> {
   const prev = opts.resumeFrom;
   if (prev) {
-    const p = await probe(ctx.container, prev);
+    const p = await probe(ctx.sandbox, ctx.container, prev);
     if (p.alive || p.exitCode !== null) {
       ctx.log.info({ pid: prev.pid, attempt: prev.attempt }, 're-attached to the agent process');
       return prev;
@@ -120,7 +120,7 @@ async function launch(l: AgentLaunch, ctx: AgentContext, prev: SupervisionState,
   const attempt = prev.attempt + 1;
   const controlDir = `${CONTROL_ROOT}/attempt-${attempt}`;
   const env = ctx.extraEnv ? { ...ctx.extraEnv, ...l.env } : l.env;
-  const { pid } = await execDetached(ctx.container, l.script, { workdir: l.workdir ?? ctx.workspace, env, controlDir });
+  const { pid } = await ctx.sandbox.execDetached(ctx.container, l.script, { workdir: l.workdir ?? ctx.workspace, env, controlDir });
   const now = Date.now();
   const state = { ...prev, attempt, pid, controlDir, attemptStartedAt: now, stdoutBytes: 0, lastOutputAt: now, lastBeatAt: now };
   ctx.log.info({ pid, attempt }, 'agent process started');
@@ -133,7 +133,7 @@ type Watched = { state: SupervisionState } & ({ lost: true } | { lost: false; re
 async function watch(ctx: AgentContext, start: SupervisionState, opts: SuperviseOptions): Promise<Watched> {
   let state = start;
   for (;;) {
-    const p = await probe(ctx.container, state);
+    const p = await probe(ctx.sandbox, ctx.container, state);
     // The exit record's own timestamp, not the moment we noticed it: a worker that was down
     // while the agent finished must not bill the agent for the outage.
     if (p.exitCode !== null) return { lost: false, reason: p.exitCode === 0 ? 'completed' : 'failed', exitCode: p.exitCode, endedAt: p.exitedAt ?? Date.now(), state };
@@ -144,8 +144,8 @@ async function watch(ctx: AgentContext, start: SupervisionState, opts: Supervise
     if (state.priorAgentMs + (now - state.attemptStartedAt) >= opts.budgetSeconds * 1000) reason = 'budget_exhausted';
     else if (now - state.lastOutputAt >= opts.idleSeconds * 1000) reason = 'idle_timeout';
     if (reason) {
-      await killGroup(ctx.container, state.pid);
-      return { lost: false, reason, exitCode: (await probe(ctx.container, state)).exitCode, endedAt: Date.now(), state };
+      await killGroup(ctx.sandbox, ctx.container, state.pid);
+      return { lost: false, reason, exitCode: (await probe(ctx.sandbox, ctx.container, state)).exitCode, endedAt: Date.now(), state };
     }
     state = beat(opts, state);
     await opts.sleep(opts.pollMs ?? 2000);
@@ -153,11 +153,11 @@ async function watch(ctx: AgentContext, start: SupervisionState, opts: Supervise
 }
 
 /** One exec per poll: exit record, output size and liveness together. */
-async function probe(container: string, s: SupervisionState): Promise<{ exitCode: number | null; exitedAt: number | null; stdoutBytes: number; alive: boolean }> {
+async function probe(sandbox: SandboxBackend, container: string, s: SupervisionState): Promise<{ exitCode: number | null; exitedAt: number | null; stdoutBytes: number; alive: boolean }> {
   const d = s.controlDir;
   // exit_code is read after the liveness check so a process that ends in between is not "lost"
   const cmd = `if kill -0 ${s.pid} 2>/dev/null; then a=1; else a=0; fi; s=$(stat -c %s ${d}/stdout.log 2>/dev/null || echo 0); e=$(cat ${d}/exit_code 2>/dev/null); t=$(date -r ${d}/exit_code +%s%3N 2>/dev/null); echo "$a $s \${e:-none} \${t:-0}"`;
-  const r = await exec(container, ['bash', '-c', cmd]);
+  const r = await sandbox.exec(container, ['bash', '-c', cmd]);
   const [alive, size, code, mtime] = r.stdout.trim().split(/\s+/);
   if (r.exitCode !== 0 || alive === undefined) throw new Error(`cannot probe agent process ${s.pid}: ${r.stderr.trim()}`);
   const n = Number(code);
@@ -180,8 +180,8 @@ async function sleepWithBeats(opts: SuperviseOptions, s: SupervisionState, ms: n
 }
 
 /** The agent runs in its own session, so its pid is also its process-group id. */
-async function killGroup(container: string, pid: number): Promise<void> {
-  await exec(container, ['bash', '-c', `kill -TERM -${pid} 2>/dev/null; for i in 1 2 3 4 5; do kill -0 ${pid} 2>/dev/null || exit 0; sleep 1; done; kill -KILL -${pid} 2>/dev/null; true`]);
+async function killGroup(sandbox: SandboxBackend, container: string, pid: number): Promise<void> {
+  await sandbox.exec(container, ['bash', '-c', `kill -TERM -${pid} 2>/dev/null; for i in 1 2 3 4 5; do kill -0 ${pid} 2>/dev/null || exit 0; sleep 1; done; kill -KILL -${pid} 2>/dev/null; true`]);
 }
 
 /** Copy the attempt's logs out of the container (kept per attempt, beside any retry's). */
@@ -190,7 +190,7 @@ async function collectAttempt(ctx: AgentContext, s: SupervisionState, exitCode: 
   mkdirSync(dir, { recursive: true });
   const text: Record<string, string> = {};
   for (const name of ['stdout.log', 'stderr.log']) {
-    const buf = await readFile(ctx.container, `${s.controlDir}/${name}`);
+    const buf = await ctx.sandbox.readFile(ctx.container, `${s.controlDir}/${name}`);
     text[name] = (buf ?? Buffer.alloc(0)).toString('utf8');
     writeAtomic(join(dir, name), text[name]);
   }

@@ -1,12 +1,17 @@
 import type { Logger } from 'pino';
 import type { Task } from '../model/task';
-import type { StackRef } from '../model/rollout';
+import type { StackHandle } from '../model/sandbox';
+import type { SandboxBackend } from '../sandbox/backend';
+import type { CliPin } from './install';
+import type { ModelApi } from './models';
 import type { Trajectory } from './trajectory/types';
 
 export interface AgentContext {
   rolloutKey: string;
+  /** the sandbox the stack runs on: every container access goes through it */
+  sandbox: SandboxBackend;
   task: Task;
-  stack: StackRef;
+  stack: StackHandle;
   /** the container the agent works in (the task's app service) */
   container: string;
   workspace: string;
@@ -18,7 +23,7 @@ export interface AgentContext {
   log: Logger;
   /**
    * Where the agent reaches its model: the rollout's LLM relay (src/agents/llm-relay.ts). The token
-   * is a per-rollout relay credential, never the real API key. Set for drivers with `llmApi`.
+   * is a per-rollout relay credential, never the real API key. Set for drivers with `modelApis`.
    */
   llm?: LlmEndpoint;
   /**
@@ -77,8 +82,18 @@ export interface AgentDriver {
    * container (OpenHands: a per-rollout sidecar on the host network, created by prepare()).
    */
   processContainer?(ctx: AgentContext): string;
-  /** The model API this agent speaks; the activity starts an LLM relay for it and sets ctx.llm. */
-  llmApi?: 'anthropic' | 'openai' | 'any';
+  /**
+   * The wire protocols this agent's model client speaks (models.json provider `api`). Set = the
+   * agent talks to a model: the activity starts an LLM relay for it and sets ctx.llm, and a model
+   * served over another API is refused before the rollout starts.
+   */
+  modelApis?: readonly ModelApi[];
+  /** The pinned CLI binary copied into the app container (src/agents/install.ts). */
+  cli?: CliPin;
+  /** Host-side install on first use, before launch (the CLI binary, a runtime venv); idempotent. */
+  preinstall?(): Promise<void>;
+  /** The agent's own transcript file in the run folder, listed in the trajectory summary. */
+  transcriptFile?: string;
   /**
    * After the last attempt: persist the agent's own transcript files and return its normalized
    * trajectory (src/agents/trajectory). Reads only what the supervisor kept in the run dir. Idempotent.

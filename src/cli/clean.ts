@@ -1,4 +1,4 @@
-import { reapStacks } from '../sandbox';
+import { sandboxBackend } from '../sandbox';
 import { connectClient } from '../temporal/connection';
 import { reapDeadRollouts } from '../worker/reaper';
 import { temporalTarget } from './temporal-target';
@@ -9,7 +9,7 @@ import { temporalTarget } from './temporal-target';
  */
 export async function cleanCommand(opts: { all: boolean }): Promise<number> {
   let removed: string[];
-  if (opts.all) removed = await reapStacks(async () => false);
+  if (opts.all) removed = await sandboxBackend().reap(async () => false);
   else {
     const target = await temporalTarget(true);
     const { client, connection } = await connectClient(target);

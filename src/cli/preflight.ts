@@ -4,7 +4,7 @@ import { basename } from 'node:path';
 import { InvalidInputError } from '../errors';
 import {
   ImageMapError,
-  docker,
+  engineAnswers,
   imageMapFromEnv,
   mapImage,
   parseImageMap,
@@ -42,12 +42,7 @@ export function envImageMap(): ImageMap {
 }
 
 export async function dockerAnswers(): Promise<boolean> {
-  return docker()
-    .ping()
-    .then(
-      () => true,
-      () => false,
-    );
+  return engineAnswers();
 }
 
 /** Plan every image of the task's stack; throws ImagePreflightError (one message, every image named) when some cannot be had. */

@@ -83,9 +83,10 @@ export async function runRollout(o: RunOptions): Promise<number> {
 
 /** An agent that talks to a model needs a model of the registry, over an API it speaks. */
 function checkModelFlag(agent: string, model: string): void {
-  if (!createAgent(agent).llmApi) return;
+  const driver = createAgent(agent);
+  if (!driver.modelApis) return;
   try {
-    checkAgentModel(agent, resolveModel(model));
+    checkAgentModel(driver, resolveModel(model));
   } catch (err) {
     throw InvalidInputError.one('command line', '--model', model === 'none' ? `${agent} needs a model: ${(err as Error).message}` : (err as Error).message);
   }

@@ -7,7 +7,8 @@ import type { NodeOutcome } from '../model/scores';
 import { planOf } from '../tasks/plan';
 import type { Task } from '../model/task';
 import { DagScheduler } from '../dag/scheduler';
-import type { StackRef } from '../model/rollout';
+import type { StackHandle } from '../model/sandbox';
+import type { SandboxBackend } from '../sandbox/backend';
 
 export interface LocalEvaluation {
   outcomes: NodeOutcome[];
@@ -19,7 +20,7 @@ export interface LocalEvaluation {
  * Evaluate a task's DAG against a running stack in this process, with the same scheduler and chain
  * runner the workflow uses. For benchmarks and task authoring; rollouts go through Temporal.
  */
-export async function evaluateLocally(opts: { task: Task; stack: StackRef; parallelism: number; artifactsDir: string; log: Logger; judge?: JudgePort; vars?: Record<string, Json> }): Promise<LocalEvaluation> {
+export async function evaluateLocally(opts: { sandbox?: SandboxBackend; task: Task; stack: StackHandle; parallelism: number; artifactsDir: string; log: Logger; judge?: JudgePort; vars?: Record<string, Json> }): Promise<LocalEvaluation> {
   const started = Date.now();
   const clockAt = new Date(started).toISOString();
   const sched = new DagScheduler(planOf(opts.task));
@@ -30,7 +31,7 @@ export async function evaluateLocally(opts: { task: Task; stack: StackRef; paral
     sched.takeBlocked();
     for (const p of sched.takeReady(opts.parallelism - running.size)) {
       const node = byId.get(p.id)!;
-      const env = envFromStack(opts.task, opts.stack, `${opts.artifactsDir}/${p.id}`, opts.log.child({ node: p.id }));
+      const env = envFromStack(opts.task, opts.stack, `${opts.artifactsDir}/${p.id}`, opts.log.child({ node: p.id }), opts.sandbox);
       if (opts.judge) env.judge = opts.judge;
       const vars = { base_url: env.baseUrl, ...opts.task.variables, ...(opts.vars ?? {}), ...sched.contextFor(p.id) };
       const t0 = Date.now();

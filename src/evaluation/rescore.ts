@@ -1,10 +1,11 @@
+import { shQuote } from '../shell';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { InvalidInputError } from '../errors';
 import type { ProcessRecord } from '../agents/snapshot';
-import { stackIsolation, buildImages, docker, downStack, exec, imageMapFromEnv, upStack, writeFiles } from '../sandbox';
+import { stackIsolation, buildImages, imageMapFromEnv, sandboxBackend, type SandboxBackend } from '../sandbox';
 import { loadTaskCompose } from '../tasks/task-compose';
 import { diffLock, harnessLock, imagesLock, taskLock, type LockChange, type RolloutLock } from './rollout-lock';
 import { readJsonIfExists } from '../runs/files';
@@ -41,21 +42,22 @@ export async function rescore(runDir: string, log: Logger): Promise<RescoreResul
   const images = await buildImages(project, task.id, { imageMap });
   const newLock: RolloutLock = { ...oldLock, harness: harnessLock(), task: taskLock(task), images: await imagesLock(images) };
   const key = `${rollout.rolloutKey}.rescore-${Date.now().toString(36)}`;
-  const stack = await upStack({ rolloutKey: key, taskId: task.id, project, images, isolation: stackIsolation(task.environment.appService, task.limits) });
+  const sandbox = sandboxBackend();
+  const stack = await sandbox.up({ rolloutKey: key, taskId: task.id, project, images, isolation: stackIsolation(task.environment.appService, task.limits) });
   try {
     const app = stack.services[task.environment.appService].container;
     const db = task.environment.database;
     const dump = join(runDir, 'database.sql.gz');
     if (db && existsSync(dump)) {
       const dbc = stack.services[db.service].container;
-      await writeFiles(dbc, '/tmp', [{ path: 'restore.sql.gz', content: readFileSync(dump) }]);
-      const r = await exec(dbc, ['bash', '-c', `gunzip -c /tmp/restore.sql.gz | psql -q -h 127.0.0.1 -p ${db.port} -U '${db.user}' -d '${db.name}' >/dev/null`], { env: { PGPASSWORD: db.password }, timeoutMs: 600_000 });
+      await sandbox.writeFiles(dbc, '/tmp', [{ path: 'restore.sql.gz', content: readFileSync(dump) }]);
+      const r = await sandbox.exec(dbc, ['bash', '-c', `gunzip -c /tmp/restore.sql.gz | psql -q -h 127.0.0.1 -p ${db.port} -U '${db.user}' -d '${db.name}' >/dev/null`], { env: { PGPASSWORD: db.password }, timeoutMs: 600_000 });
       if (r.exitCode !== 0) throw new Error(`restoring the database dump failed: ${r.stderr}`);
     }
-    await docker().getContainer(app).putArchive(readFileSync(join(runDir, 'workspace.tar.gz')), { path: task.environment.workspace });
-    await restartProcesses(app, readJsonIfExists<ProcessRecord[]>(join(runDir, 'processes.json')) ?? []);
-    await waitForPort(app, task.environment.appPort);
-    const evaluation = await evaluateLocally({ task, stack, parallelism: task.parallelSafe ? 4 : 1, artifactsDir: mkdtempSync(join(tmpdir(), 'rescore-')), log, vars: { run_id: runIdOf(rollout.rolloutKey), base_url: appUrlOf(task, stack) } });
+    await sandbox.extractArchive(app, task.environment.workspace, readFileSync(join(runDir, 'workspace.tar.gz')));
+    await restartProcesses(sandbox, app, readJsonIfExists<ProcessRecord[]>(join(runDir, 'processes.json')) ?? []);
+    await waitForPort(sandbox, app, task.environment.appPort);
+    const evaluation = await evaluateLocally({ sandbox, task, stack, parallelism: task.parallelSafe ? 4 : 1, artifactsDir: mkdtempSync(join(tmpdir(), 'rescore-')), log, vars: { run_id: runIdOf(rollout.rolloutKey), base_url: appUrlOf(task, stack, sandbox) } });
     const before = new Map(nodeResults.map((n) => [n.nodeId, n.status]));
     return {
       rolloutKey: rollout.rolloutKey,
@@ -64,20 +66,20 @@ export async function rescore(runDir: string, log: Logger): Promise<RescoreResul
       statusChanges: evaluation.outcomes.filter((o) => before.get(o.nodeId) !== o.status).map((o) => ({ nodeId: o.nodeId, before: before.get(o.nodeId) ?? null, after: o.status })),
     };
   } finally {
-    await downStack(key);
+    await sandbox.down(key);
   }
 }
 
 /** Start again, detached, every process the agent left running (in its working directory). */
-async function restartProcesses(container: string, procs: ProcessRecord[]): Promise<void> {
-  const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+async function restartProcesses(sandbox: SandboxBackend, container: string, procs: ProcessRecord[]): Promise<void> {
+  const q = shQuote;
   for (const p of procs) {
     if (!p.args.length) continue;
-    await exec(container, ['bash', '-c', `cd ${q(p.cwd || '/')} && setsid nohup ${p.args.map(q).join(' ')} > /tmp/.saasbench-rescore-${p.pid}.log 2>&1 < /dev/null & echo started`]);
+    await sandbox.exec(container, ['bash', '-c', `cd ${q(p.cwd || '/')} && setsid nohup ${p.args.map(q).join(' ')} > /tmp/.saasbench-rescore-${p.pid}.log 2>&1 < /dev/null & echo started`]);
   }
 }
 
-async function waitForPort(container: string, port: number): Promise<void> {
-  const r = await exec(container, ['bash', '-c', `for i in $(seq 1 600); do (exec 3<>/dev/tcp/127.0.0.1/${port}) 2>/dev/null && exit 0; sleep 0.1; done; exit 1`], { timeoutMs: 90_000 });
+async function waitForPort(sandbox: SandboxBackend, container: string, port: number): Promise<void> {
+  const r = await sandbox.exec(container, ['bash', '-c', `for i in $(seq 1 600); do (exec 3<>/dev/tcp/127.0.0.1/${port}) 2>/dev/null && exit 0; sleep 0.1; done; exit 1`], { timeoutMs: 90_000 });
   if (r.exitCode !== 0) throw new Error(`the restored app did not listen on port ${port} within 60 s`);
 }

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { docker } from '../sandbox';
+import { imageId } from '../sandbox';
 import type { Task } from '../model/task';
 import { repoRoot } from '../paths';
 import { publishedProvenance, type PublishedProvenance } from '../benchmark/lock-file';
@@ -55,7 +55,7 @@ export function taskLock(task: Task): RolloutLock['task'] {
 export async function imagesLock(images: Record<string, string>): Promise<RolloutLock['images']> {
   const out: RolloutLock['images'] = {};
   for (const [svc, ref] of Object.entries(images)) {
-    const id = await docker().getImage(ref).inspect().then((i) => i.Id, () => null);
+    const id = await imageId(ref);
     out[svc] = { ref, id };
   }
   return out;

@@ -3,6 +3,7 @@ import type { NodeOutcome } from './scores';
 import type { TaskScore } from './scores';
 import type { Method } from './dag';
 import type { Json } from './json';
+import type { StackHandle } from './sandbox';
 
 /** What travels through Temporal payloads. Pure types and zod only: imported by workflow code. */
 
@@ -86,19 +87,12 @@ export interface EvalPlan {
   trajectories: Record<string, string[]>;
 }
 
-export interface StackRef {
-  rolloutKey: string;
-  project: string;
-  network: string;
-  services: Record<string, { container: string; ports: Record<string, number> }>;
-}
-
 export interface Provisioned {
   host: string;
   hostQueue: string;
   runDir: string;
   plan: EvalPlan;
-  stack: StackRef;
+  stack: StackHandle;
   appUrl: string;
   provisionMs: number;
 }
@@ -109,7 +103,7 @@ export interface RolloutRef {
   taskDir: string;
   taskHash: string;
   runDir: string;
-  stack: StackRef;
+  stack: StackHandle;
 }
 
 export type AgentExitReason = 'completed' | 'failed' | 'budget_exhausted' | 'idle_timeout' | 'infrastructure';

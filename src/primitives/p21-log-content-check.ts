@@ -1,9 +1,10 @@
+import { shQuote } from '../shell';
 import { z } from 'zod';
 import { show } from './compare';
 import { inWorkspace } from './files';
 import { definePrimitive } from './types';
 
-const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+const q = shQuote;
 
 export const P21Schema = z
   .object({

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { Json } from '../model/json';
 import type { Browser } from 'playwright-core';
 import type { LoginOverride } from '../model/roles';
+import type { ExecResult } from '../model/sandbox';
 
 /** What a primitive reports. `passed` drives the node score; `data` is evidence for the report. */
 export interface PrimitiveOutcome {
@@ -22,12 +23,8 @@ export interface LastResponse {
   elapsedMs: number;
 }
 
-export interface ExecResult {
-  exitCode: number;
-  stdout: string;
-  stderr: string;
-  timedOut: boolean;
-}
+/** one shape with the sandbox's (src/model/sandbox.ts) */
+export type { ExecResult };
 
 export interface SqlResult {
   rows: Record<string, unknown>[];
@@ -60,7 +57,7 @@ export interface MongoResult {
  * real server, database or container without a Temporal worker around it.
  */
 export interface PrimitiveEnv {
-  /** http://127.0.0.1:<loopback port of the app> */
+  /** the app's base URL as the sandbox backend publishes it (endpoint(); http://127.0.0.1:<port> on a local Docker engine) */
   baseUrl: string;
   /** absolute workspace path inside the app container, e.g. /app */
   workspace: string;
@@ -102,7 +99,7 @@ export interface PrimitiveEnv {
     publishedIdCapture?: boolean;
   };
   /**
-   * The loopback base URL (`http://127.0.0.1:<port>`) of the stack service that the task's compose
+   * The base URL (from the sandbox backend's endpoint()) of the stack service that the task's compose
    * file publishes on host port `port` — how published DAGs' absolute URLs (`http://localhost:9201/…`)
    * reach another service of the stack. Unset, or undefined for a port no service publishes.
    */

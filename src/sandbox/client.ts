@@ -8,6 +8,16 @@ export function docker(): Dockerode {
   return client;
 }
 
+/** Does the engine answer (a ping)? Never throws. */
+export async function engineAnswers(): Promise<boolean> {
+  return docker()
+    .ping()
+    .then(
+      () => true,
+      () => false,
+    );
+}
+
 /** Tests or multi-host workers may point the module at another engine. */
 export function setDockerClient(d: Dockerode | undefined): void {
   client = d;

@@ -1,8 +1,9 @@
 // Command execution inside containers: a bounded, attached `exec`, and `execDetached` for
 // processes (agents, servers) that must outlive the exec call and the worker that made it.
+import { shQuote } from '../shell';
 import { randomBytes } from 'node:crypto';
 import { PassThrough, type Duplex } from 'node:stream';
-import { z } from 'zod';
+import { ExecResult } from '../model/sandbox';
 import { docker } from './client';
 import { SandboxInfraError, SandboxInputError, infra, isNotFound } from './errors';
 import { writeFiles } from './files';
@@ -17,13 +18,7 @@ export interface ExecOptions {
   maxOutputBytes?: number;
 }
 
-export const ExecResult = z.object({
-  exitCode: z.number().int(),
-  stdout: z.string(),
-  stderr: z.string(),
-  timedOut: z.boolean(),
-});
-export type ExecResult = z.infer<typeof ExecResult>;
+export { ExecResult };
 
 const envList = (env?: Record<string, string>) => Object.entries(env ?? {}).map(([k, v]) => `${k}=${v}`);
 
@@ -180,6 +175,3 @@ export async function execDetached(container: string, script: string, opts: Exec
   return { pid };
 }
 
-export function shQuote(s: string): string {
-  return `'${s.replace(/'/g, `'\\''`)}'`;
-}

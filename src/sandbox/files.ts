@@ -1,16 +1,19 @@
 // File access through the Docker archive API (works for stopped containers and needs no tools
 // inside the image). Writes unpack at "/" with full paths so missing parents get created.
+import { statSync } from 'node:fs';
 import * as path from 'node:path';
 import { Readable } from 'node:stream';
 import * as tar from 'tar-stream';
 import { docker } from './client';
 import { SandboxInputError, infra, isNotFound } from './errors';
-import { globIgnore, packEntries, walkDir } from './tar';
+import { globIgnore, packEntries, walkDir, type DirEntry } from './tar';
 
 export interface FileToWrite {
   /** Relative to destDir (no ".." segments). */
   path: string;
-  content: Buffer | string;
+  /** the bytes to write; or `hostFile`, a file on this host streamed in (agent binaries are large) */
+  content?: Buffer | string;
+  hostFile?: string;
   mode?: number;
 }
 
@@ -20,7 +23,7 @@ export interface OwnerOptions {
   gid?: number;
 }
 
-function containerPath(p: string): string {
+export function containerPath(p: string): string {
   if (!p.startsWith('/')) throw new SandboxInputError(`container path must be absolute: ${p}`);
   return path.posix.normalize(p);
 }
@@ -98,14 +101,33 @@ async function readEntry(container: string, p: string, maxBytes?: number): Promi
 
 export async function writeFiles(container: string, destDir: string, files: FileToWrite[], opts: OwnerOptions = {}): Promise<void> {
   const dest = containerPath(destDir);
-  const extra = files.map((f) => {
-    const rel = path.posix.normalize(f.path).replace(/^\/+/, '');
-    if (rel === '..' || rel.startsWith('../') || rel === '.' || rel === '') {
-      throw new SandboxInputError(`writeFiles: path ${JSON.stringify(f.path)} escapes ${dest}`);
+  const rels = files.map((f) => relativeIn(dest, f.path));
+  const streamed: DirEntry[] = [];
+  const extra = [];
+  for (const [i, f] of files.entries()) {
+    if (f.hostFile !== undefined) {
+      let st;
+      try {
+        st = statSync(f.hostFile);
+      } catch (err) {
+        throw new SandboxInputError(`writeFiles: cannot read host file ${f.hostFile}: ${(err as Error).message}`, { cause: err });
+      }
+      streamed.push({ rel: rels[i], abs: f.hostFile, type: 'file', mode: f.mode ?? 0o644, size: st.size, mtime: st.mtime });
+    } else {
+      const c = f.content ?? '';
+      extra.push({ name: rels[i], content: Buffer.isBuffer(c) ? c : Buffer.from(c), mode: f.mode ?? 0o644, uid: opts.uid, gid: opts.gid });
     }
-    return { name: rel, content: Buffer.isBuffer(f.content) ? f.content : Buffer.from(f.content), mode: f.mode ?? 0o644, uid: opts.uid, gid: opts.gid };
-  });
-  await putAtRoot(container, packEntries([], { prefix: dest === '/' ? '' : dest, extra, uid: opts.uid, gid: opts.gid }), dest);
+  }
+  await putAtRoot(container, packEntries(streamed, { prefix: dest === '/' ? '' : dest, extra, uid: opts.uid, gid: opts.gid }), dest);
+}
+
+/** `p` relative to `dest`, refusing anything that would land outside it. */
+export function relativeIn(dest: string, p: string): string {
+  const rel = path.posix.normalize(p).replace(/^\/+/, '');
+  if (rel === '..' || rel.startsWith('../') || rel === '.' || rel === '') {
+    throw new SandboxInputError(`writeFiles: path ${JSON.stringify(p)} escapes ${dest}`);
+  }
+  return rel;
 }
 
 /** Copies a host directory's contents into destDir (symlinks kept as symlinks). */

@@ -17,6 +17,17 @@ export type Progress = ((line: string) => void) | undefined;
 // Concurrent rollouts of one task ask for the same tag; build it once per process.
 const inFlight = new Map<string, Promise<void>>();
 
+/** The engine's id (sha256:…) of an image reference; null when the engine does not have it. */
+export async function imageId(ref: string): Promise<string | null> {
+  return docker()
+    .getImage(ref)
+    .inspect()
+    .then(
+      (i) => i.Id,
+      () => null,
+    );
+}
+
 export async function imageExists(ref: string): Promise<boolean> {
   try {
     await docker().getImage(ref).inspect();

@@ -10,15 +10,19 @@ export {
   ImageMissingError,
   SandboxInputError,
 } from './errors';
-export { buildTag, imageExists } from './images';
+export { buildTag, imageExists, imageId } from './images';
 export { buildImages, planImages, preflightImages, registryProblem, ImagePreflightError, type ServiceImagePlan, type BaseStatus, type PlanOptions } from './image-plan';
 export { parseImageMap, checkImageMap, imageMapFromEnv, mapImage, canonicalRef, isImageRef, imageMapFlags, ImageMapError, type ImageMap } from './image-map';
 export { baseImages, mapDockerfile, type BaseImage } from './dockerfile';
 export { upStack, type UpStackOptions } from './stack-up';
-export { StackHandle, findStack, downStack, listLabelledRollouts, reapStacks } from './stack-state';
-export { exec, execDetached, shQuote, ExecResult, type ExecOptions, type ExecDetachedOptions } from './exec';
+export { StackHandle, findStack, downStack, listLabelledRollouts, labelledContainers, reapStacks } from './stack-state';
+export { exec, execDetached, ExecResult, type ExecOptions, type ExecDetachedOptions } from './exec';
 export { readFile, writeFiles, copyDirInto, type FileToWrite } from './files';
-export { docker, setDockerClient } from './client';
+export { docker, setDockerClient, engineAnswers } from './client';
+export type { SandboxBackend, OwnerOptions, SidecarSpec } from './backend';
+export { createSandboxBackend, sandboxBackend, setSandboxBackend } from './factory';
+export { dockerBackend } from './docker-backend';
+export { dockerHostAddress, hostUrl } from './host';
 export { LABEL, projectName, networkName, containerName, volumeName, RolloutKey } from './naming';
 export {
   DEFAULT_AGENT_LIMITS,

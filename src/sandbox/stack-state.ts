@@ -1,26 +1,13 @@
 // Reading and removing what a rollout owns, purely by label: the source of truth is the Docker
 // engine, not worker memory, so retries and reapers after a crash see the same thing.
 import type Dockerode from 'dockerode';
-import { z } from 'zod';
+import { StackHandle } from '../model/sandbox';
 import { docker } from './client';
 import { SandboxInfraError, dockerStatus, infra, isNotFound } from './errors';
 import { LABEL, checkRolloutKey, networkName, projectName } from './naming';
 import { reapOrphanFirewalls, removeStackFirewall } from './firewall';
 
-export const StackHandle = z.object({
-  rolloutKey: z.string(),
-  project: z.string(),
-  network: z.string(),
-  services: z.record(
-    z.string(),
-    z.object({
-      container: z.string(),
-      /** "8080/tcp" -> host port on 127.0.0.1 */
-      ports: z.record(z.string(), z.number().int()),
-    }),
-  ),
-});
-export type StackHandle = z.infer<typeof StackHandle>;
+export { StackHandle };
 
 export interface StackState {
   handle: StackHandle;
@@ -151,6 +138,15 @@ export async function listLabelledRollouts(): Promise<string[]> {
     return [...keys].sort();
   } catch (err) {
     throw infra('listing labelled rollouts', err);
+  }
+}
+
+/** The labels of every container a rollout owns on this engine (the worker reads workflow ids from them). */
+export async function labelledContainers(): Promise<Record<string, string>[]> {
+  try {
+    return (await docker().listContainers({ all: true, filters: JSON.stringify({ label: [LABEL.rollout] }) })).map((c) => c.Labels ?? {});
+  } catch (err) {
+    throw infra('listing labelled containers', err);
   }
 }
 

@@ -1,4 +1,4 @@
-import { exec } from '../sandbox';
+import type { SandboxBackend } from '../sandbox/backend';
 
 /** What the kernel says the limits did to the agent's container (cgroup v1 or v2 counters). */
 export interface LimitSignals {
@@ -14,7 +14,7 @@ export interface LimitSignals {
  * Read the container's own cgroup counters (mounted read-only inside it, so the agent cannot reset
  * them). Best effort: null when nothing could be read.
  */
-export async function limitSignals(container: string): Promise<LimitSignals | null> {
+export async function limitSignals(sandbox: SandboxBackend, container: string): Promise<LimitSignals | null> {
   const files = [
     '/sys/fs/cgroup/memory/memory.oom_control',
     '/sys/fs/cgroup/memory/memory.max_usage_in_bytes',
@@ -24,7 +24,7 @@ export async function limitSignals(container: string): Promise<LimitSignals | nu
     '/sys/fs/cgroup/pids.events',
   ];
   const script = files.map((f) => `[ -r ${f} ] && sed 's|^|${f} |' ${f}`).join('; ') + '; true';
-  const r = await exec(container, ['sh', '-c', script], { timeoutMs: 15_000 }).catch(() => null);
+  const r = await sandbox.exec(container, ['sh', '-c', script], { timeoutMs: 15_000 }).catch(() => null);
   if (!r || r.exitCode !== 0 || !r.stdout.trim()) return null;
   let oomKills = 0;
   let pidsLimitHits = 0;

@@ -1,4 +1,4 @@
-import { docker, LABEL } from '../sandbox';
+import { labelledContainers, LABEL } from '../sandbox';
 
 /**
  * rollout key -> workflow id, read from the labels provision put on each container, for the stacks
@@ -6,11 +6,10 @@ import { docker, LABEL } from '../sandbox';
  */
 export async function listLabelledWorkflows(clusterId?: string): Promise<Map<string, string>> {
   const out = new Map<string, string>();
-  const cs = await docker().listContainers({ all: true, filters: { label: [`${LABEL.rollout}`] } });
-  for (const c of cs) {
-    const key = c.Labels[LABEL.rollout];
-    const wf = c.Labels['saasbench.workflow'];
-    if (clusterId !== undefined && (c.Labels['saasbench.cluster'] ?? 'default') !== clusterId) continue;
+  for (const labels of await labelledContainers()) {
+    const key = labels[LABEL.rollout];
+    const wf = labels['saasbench.workflow'];
+    if (clusterId !== undefined && (labels['saasbench.cluster'] ?? 'default') !== clusterId) continue;
     if (key && wf) out.set(key, wf);
   }
   return out;

@@ -1,7 +1,7 @@
 import type { Client } from '@temporalio/client';
 import { listLabelledWorkflows } from './labelled-workflows';
 import { log } from '../log';
-import { reapStacks } from '../sandbox';
+import { sandboxBackend } from '../sandbox';
 
 /**
  * Remove the stacks of rollouts whose workflow is no longer running: a terminated workflow never
@@ -9,7 +9,7 @@ import { reapStacks } from '../sandbox';
  */
 export async function reapDeadRollouts(client: Client, clusterId?: string): Promise<string[]> {
   const owners = await listLabelledWorkflows(clusterId);
-  return reapStacks(async (key) => {
+  return sandboxBackend().reap(async (key) => {
     const wf = owners.get(key);
     if (!wf) return true; // no workflow label, or another cluster's: keep
     const d = await client.workflow.getHandle(wf).describe().catch((e: Error) => (e.name === 'WorkflowNotFoundError' ? null : undefined));

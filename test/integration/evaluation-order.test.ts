@@ -12,15 +12,15 @@ import { join } from 'node:path';
 import { oracleAgent } from '../../src/agents/oracle';
 import { evaluateLocally } from '../../src/evaluation/evaluate-local';
 import { log } from '../../src/log';
-import { buildImages, downStack, execDetached, loadCompose, readFile, upStack } from '../../src/sandbox';
+import { buildImages, downStack, execDetached, loadCompose, readFile, sandboxBackend, upStack } from '../../src/sandbox';
 import { loadRunnableTask } from '../../src/tasks/load';
 import { planOf } from '../../src/tasks/plan';
 import type { Task } from '../../src/model/task';
 import { repoRoot } from '../../src/paths';
-import type { StackRef } from '../../src/model/rollout';
+import type { StackHandle } from '../../src/model/sandbox';
 
 let task: Task;
-let stack: StackRef;
+let stack: StackHandle;
 let rolloutKey: string;
 let dir: string;
 
@@ -32,7 +32,7 @@ before(async () => {
   const images = await buildImages(project, task.id);
   stack = await upStack({ rolloutKey, taskId: task.id, project, images });
   const container = stack.services[task.environment.appService].container;
-  const ctx = { rolloutKey, task, stack, container, workspace: task.environment.workspace, model: 'none', runDir: dir, prompt: '', log };
+  const ctx = { rolloutKey, sandbox: sandboxBackend(), task, stack, container, workspace: task.environment.workspace, model: 'none', runDir: dir, prompt: '', log };
   await oracleAgent.prepare!(ctx);
   const l = oracleAgent.launch(ctx);
   await execDetached(container, l.script, { workdir: l.workdir, controlDir: '/tmp/.saasbench/evalorder' });

@@ -13,7 +13,8 @@ import { buildImages, docker, downStack, exec, loadCompose, projectName, stackIs
 import { closeHostPort, firewallNames, listFirewallChains, openHostPort, openPorts } from '../../src/sandbox/firewall';
 import { readEgressLog, startEgressProxy } from '../../src/security/egress-proxy';
 import { limitSignals } from '../../src/security/signals';
-import { gatewayOf } from '../../src/agents/llm-relay';
+import { dockerBackend } from '../../src/sandbox';
+const gatewayOf = (network: string, container: string) => dockerBackend().gateway(network, container);
 
 const root = path.resolve(__dirname, '..', '..', '..');
 const fixture = path.join(root, 'test', 'fixtures', 'compose', 'two-service', 'docker-compose.yml');
@@ -137,7 +138,7 @@ test('memory and pids limits hold, and the kernel counts it', async () => {
   const pids = await sh(web(), `perl -e 'my $n = 0; for (1..1000) { my $p = fork; if (!defined $p) { print "refused after $n\\n"; last } if (!$p) { sleep 3; exit } $n++ } 1 while wait != -1'`, 60_000);
   const n = Number(/refused after (\d+)/.exec(pids.stdout)?.[1]);
   assert.ok(n > 50 && n < 128, `forks refused at the pids limit (${pids.stdout.trim()})`);
-  const s = await limitSignals(web());
+  const s = await limitSignals(dockerBackend(), web());
   assert.ok(s && s.oomKills >= 1 && s.pidsLimitHits >= 1, JSON.stringify(s));
   // and the container is still usable
   assert.equal((await sh(web(), 'echo alive')).stdout.trim(), 'alive');

@@ -5,8 +5,9 @@ import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CLAUDE_ALLOWED_TOOLS, claudeArgs, claudeCodeAgent } from '../../src/agents/claude-code';
-import { codexAgent, codexConfig } from '../../src/agents/codex';
+import { CLAUDE_ALLOWED_TOOLS, CLAUDE_CODE_PIN, claudeArgs, claudeCodeAgent } from '../../src/agents/claude-code';
+import { CODEX_PIN, codexAgent, codexConfig } from '../../src/agents/codex';
+import { openhandsAgent } from '../../src/agents/openhands';
 import { nativeBinary, wantedVersion } from '../../src/agents/install';
 import { auditTranscript } from '../../src/agents/integrity';
 import { checkAgentModel, resolveModel, upstreamOf } from '../../src/agents/models';
@@ -43,9 +44,9 @@ test('models: the paper\'s settings — reasoning models at temperature 1 with t
   assert.deepEqual(gemini.thinking, { enabled: true, includeThoughts: true, budgetTokens: 8192 });
   assert.equal(gemini.maxOutputTokens, 65536);
   assert.throws(() => resolveModel('no-such-model'), /not in the model registry/);
-  assert.throws(() => checkAgentModel('codex', opus), /anthropic API .* codex speaks openai/);
-  assert.throws(() => checkAgentModel('claude-code', resolveModel('gpt-5.4')), /claude-code speaks anthropic/);
-  checkAgentModel('openhands', gemini);
+  assert.throws(() => checkAgentModel(codexAgent, opus), /anthropic API .* codex speaks openai/);
+  assert.throws(() => checkAgentModel(claudeCodeAgent, resolveModel('gpt-5.4')), /claude-code speaks anthropic/);
+  checkAgentModel(openhandsAgent, gemini);
 });
 
 test('models: the overlay file adds models; the upstream comes from the worker env, and a missing key is a config error', () => {
@@ -68,27 +69,27 @@ test('models: the overlay file adds models; the upstream comes from the worker e
 
 test('install: pinned defaults are the paper\'s; native binaries found in both package layouts; a stub claude.exe is skipped', () => {
   withEnv({ SAASBENCH_CLAUDE_CODE_VERSION: undefined, SAASBENCH_CODEX_VERSION: undefined }, () => {
-    assert.equal(wantedVersion('claude-code'), '2.1.126');
-    assert.equal(wantedVersion('codex'), '0.128.0');
+    assert.equal(wantedVersion(CLAUDE_CODE_PIN), '2.1.126');
+    assert.equal(wantedVersion(CODEX_PIN), '0.128.0');
   });
-  withEnv({ SAASBENCH_CODEX_VERSION: '0.171.0' }, () => assert.equal(wantedVersion('codex'), '0.171.0'));
+  withEnv({ SAASBENCH_CODEX_VERSION: '0.171.0' }, () => assert.equal(wantedVersion(CODEX_PIN), '0.171.0'));
   const root = mkdtempSync(join(tmpdir(), 'bins-'));
   const big = Buffer.alloc(5000, 1);
   const put = (rel: string, content: Buffer | string) => {
     mkdirSync(join(root, 'node_modules', rel, '..'), { recursive: true });
     writeFileSync(join(root, 'node_modules', rel), content);
   };
-  assert.equal(nativeBinary('claude-code', root), null);
+  assert.equal(nativeBinary(CLAUDE_CODE_PIN, root), null);
   put('@anthropic-ai/claude-code/bin/claude.exe', '#!/bin/sh\necho "claude native binary not installed" >&2; exit 1\n');
   put(`@anthropic-ai/claude-code-linux-${process.arch}/claude`, big);
-  assert.equal(nativeBinary('claude-code', root), join(root, 'node_modules', `@anthropic-ai/claude-code-linux-${process.arch}/claude`), 'stub (< 4 KB) skipped');
+  assert.equal(nativeBinary(CLAUDE_CODE_PIN, root), join(root, 'node_modules', `@anthropic-ai/claude-code-linux-${process.arch}/claude`), 'stub (< 4 KB) skipped');
   put('@anthropic-ai/claude-code/bin/claude.exe', big);
-  assert.equal(nativeBinary('claude-code', root), join(root, 'node_modules', '@anthropic-ai/claude-code/bin/claude.exe'));
+  assert.equal(nativeBinary(CLAUDE_CODE_PIN, root), join(root, 'node_modules', '@anthropic-ai/claude-code/bin/claude.exe'));
   const triple = process.arch === 'arm64' ? 'aarch64-unknown-linux-musl' : 'x86_64-unknown-linux-musl';
   put(`@openai/codex-linux-${process.arch}/vendor/${triple}/bin/codex`, big); // 0.171 layout
-  assert.match(nativeBinary('codex', root)!, /vendor\/[^/]+\/bin\/codex$/);
+  assert.match(nativeBinary(CODEX_PIN, root)!, /vendor\/[^/]+\/bin\/codex$/);
   put(`@openai/codex-linux-${process.arch}/vendor/${triple}/codex/codex`, big); // 0.128 layout
-  assert.match(nativeBinary('codex', root)!, /vendor\/[^/]+\/codex\/codex$/);
+  assert.match(nativeBinary(CODEX_PIN, root)!, /vendor\/[^/]+\/codex\/codex$/);
 });
 
 const ctx = (model: string): AgentContext =>

@@ -10,8 +10,8 @@
 import { join } from 'node:path';
 import { AgentConfigError } from '../../errors';
 import { writeJson } from '../../runs/files';
-import { shQuote } from '../../sandbox';
-import { CONTAINER_BIN_DIR, ensureAgentBinary, installIntoContainer } from '../install';
+import { shQuote } from '../../shell';
+import { CONTAINER_BIN_DIR, ensureAgentBinary, installIntoContainer, type CliPin } from '../install';
 import { resolveModel, settingsRecord, type ResolvedModel } from '../models';
 import type { AgentContext, AgentDriver, AgentLaunch, AttemptOutput } from '../types';
 import { claudeCompleted, claudeSessionId, claudeTrajectory, claudeTransient } from './events';
@@ -70,12 +70,33 @@ function launchWith(ctx: AgentContext, extra: string[], prompt: string): AgentLa
   return { script: script(claudeArgs(m.snapshot, ctx.workspace, extra, prompt)), env: env(ctx, m).env, workdir: ctx.workspace };
 }
 
+/**
+ * The paper's Claude Code 2.1.126. `bin/claude.exe` is the real binary only when the package's
+ * postinstall ran (else a stub the size check skips); then the platform package's `claude`.
+ */
+export const CLAUDE_CODE_PIN: CliPin = {
+  agent: 'claude-code',
+  pkg: '@anthropic-ai/claude-code',
+  defaultVersion: '2.1.126',
+  versionEnv: 'SAASBENCH_CLAUDE_CODE_VERSION',
+  binEnv: 'SAASBENCH_CLAUDE_CODE_BIN',
+  name: 'claude',
+  candidates: (nm, arch) => [
+    join(nm, '@anthropic-ai', 'claude-code', 'bin', 'claude.exe'),
+    join(nm, '@anthropic-ai', `claude-code-linux-${arch}`, 'claude'),
+    join(nm, '@anthropic-ai', 'claude-code', 'node_modules', '@anthropic-ai', `claude-code-linux-${arch}`, 'claude'),
+  ],
+};
+
 export const claudeCodeAgent: AgentDriver = {
   name: 'claude-code',
-  llmApi: 'anthropic',
+  modelApis: ['anthropic'],
+  cli: CLAUDE_CODE_PIN,
+  transcriptFile: 'claude_events.jsonl',
+  preinstall: async () => void (await ensureAgentBinary(CLAUDE_CODE_PIN)),
   async prepare(ctx) {
-    const bin = await ensureAgentBinary('claude-code');
-    await installIntoContainer(ctx.container, bin);
+    const bin = await ensureAgentBinary(CLAUDE_CODE_PIN);
+    await installIntoContainer(ctx.sandbox, ctx.container, bin);
     const m = resolveModel(ctx.model);
     const { applied } = env(ctx, m);
     writeJson(join(ctx.runDir, 'agent', 'model-settings.json'), {
@@ -92,7 +113,7 @@ export const claudeCodeAgent: AgentDriver = {
   completed: claudeCompleted,
   async finalize(ctx, attempts) {
     concatAttempts(ctx.runDir, attempts, 'claude_events.jsonl', 'claude_stderr.log');
-    const bin = await ensureAgentBinary('claude-code').catch(() => null);
+    const bin = await ensureAgentBinary(CLAUDE_CODE_PIN).catch(() => null);
     return claudeTrajectory(attempts, { model: ctx.model, prompt: ctx.prompt, agentVersion: bin?.version ?? null });
   },
 };

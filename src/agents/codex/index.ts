@@ -10,9 +10,9 @@
 import { join } from 'node:path';
 import { AgentConfigError } from '../../errors';
 import { writeJson } from '../../runs/files';
-import { shQuote, writeFiles } from '../../sandbox';
+import { shQuote } from '../../shell';
 import { cliRetries } from '../claude-code';
-import { CONTAINER_BIN_DIR, ensureAgentBinary, installIntoContainer } from '../install';
+import { CONTAINER_BIN_DIR, ensureAgentBinary, installIntoContainer, type CliPin } from '../install';
 import { resolveModel, settingsRecord, type ResolvedModel } from '../models';
 import { concatAttempts } from '../trajectory/files';
 import type { AgentContext, AgentDriver, AgentLaunch } from '../types';
@@ -51,16 +51,40 @@ function launchWith(ctx: AgentContext, resumeThread: string | null, prompt: stri
   return { script, env: { HOME: '/root', CODEX_HOME, [RELAY_TOKEN_ENV]: ctx.llm.token }, workdir: ctx.workspace };
 }
 
+const TRIPLE: Record<string, string> = { x64: 'x86_64-unknown-linux-musl', arm64: 'aarch64-unknown-linux-musl' };
+
+/** The paper's Codex CLI 0.128.0: `vendor/<triple>/codex/codex` (0.128) or `vendor/<triple>/bin/codex` (0.171). */
+export const CODEX_PIN: CliPin = {
+  agent: 'codex',
+  pkg: '@openai/codex',
+  defaultVersion: '0.128.0',
+  versionEnv: 'SAASBENCH_CODEX_VERSION',
+  binEnv: 'SAASBENCH_CODEX_BIN',
+  name: 'codex',
+  candidates(nm, arch) {
+    const triple = TRIPLE[arch] ?? `${arch}-unknown-linux-musl`;
+    const vendors = [
+      join(nm, '@openai', `codex-linux-${arch}`, 'vendor', triple),
+      join(nm, '@openai', 'codex', 'node_modules', '@openai', `codex-linux-${arch}`, 'vendor', triple),
+      join(nm, '@openai', 'codex', 'vendor', triple),
+    ];
+    return vendors.flatMap((v) => [join(v, 'codex', 'codex'), join(v, 'bin', 'codex')]);
+  },
+};
+
 export const codexAgent: AgentDriver = {
   name: 'codex',
-  llmApi: 'openai',
+  modelApis: ['openai'],
+  cli: CODEX_PIN,
+  transcriptFile: 'codex_events.jsonl',
+  preinstall: async () => void (await ensureAgentBinary(CODEX_PIN)),
   async prepare(ctx) {
     if (!ctx.llm) throw new AgentConfigError('codex: no LLM endpoint (the relay was not started)');
-    const bin = await ensureAgentBinary('codex');
-    await installIntoContainer(ctx.container, bin);
+    const bin = await ensureAgentBinary(CODEX_PIN);
+    await installIntoContainer(ctx.sandbox, ctx.container, bin);
     const m = resolveModel(ctx.model);
     const cfg = codexConfig(m, ctx.llm.baseUrl);
-    await writeFiles(ctx.container, CODEX_HOME, [{ path: 'config.toml', content: cfg.text, mode: 0o600 }]);
+    await ctx.sandbox.writeFiles(ctx.container, CODEX_HOME, [{ path: 'config.toml', content: cfg.text, mode: 0o600 }]);
     writeJson(join(ctx.runDir, 'agent', 'model-settings.json'), {
       ...settingsRecord('codex', m, cfg.applied, ['temperature (Codex sends none)', ...(m.maxOutputTokens ? ['maxOutputTokens (no Codex setting)'] : [])]),
       binary: { version: bin.version, source: bin.source },
@@ -76,7 +100,7 @@ export const codexAgent: AgentDriver = {
   completed: codexCompleted,
   async finalize(ctx, attempts) {
     concatAttempts(ctx.runDir, attempts, 'codex_events.jsonl', 'codex_stderr.log');
-    const bin = await ensureAgentBinary('codex').catch(() => null);
+    const bin = await ensureAgentBinary(CODEX_PIN).catch(() => null);
     return codexTrajectory(attempts, { model: ctx.model, prompt: ctx.prompt, agentVersion: bin?.version ?? null });
   },
 };

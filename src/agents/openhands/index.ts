@@ -13,7 +13,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { AgentConfigError } from '../../errors';
 import { writeAtomic, writeJson } from '../../runs/files';
-import { LABEL, docker, shQuote } from '../../sandbox';
+import { shQuote } from '../../shell';
 import { resolveModel, settingsRecord, type ResolvedModel } from '../models';
 import { transientIn } from '../transient';
 import type { AgentContext, AgentDriver } from '../types';
@@ -112,30 +112,17 @@ function appContainerOf(ctx: AgentContext): string {
 }
 
 async function ensureSidecar(ctx: AgentContext, image: string, venv: string): Promise<string> {
-  const name = sidecarName(ctx);
-  const c = docker().getContainer(name);
-  const info = await c.inspect().catch(() => null);
-  if (info?.State.Running) return name;
-  if (info) await c.remove({ force: true });
   const hostDir = join(ctx.runDir, 'openhands');
   mkdirSync(hostDir, { recursive: true });
   const trust = hostTrustArgs();
+  // the agent's shell drives the app container with `docker exec`, hence the engine socket
   const binds = [`/var/run/docker.sock:/var/run/docker.sock`, `${venv}:${venv}:ro`, `${hostDir}:${OH_DIR}`];
   const env: string[] = [];
   for (let i = 0; i < trust.length; i += 2) {
     if (trust[i] === '-v') binds.push(trust[i + 1]);
     else env.push(trust[i + 1]);
   }
-  const created = await docker().createContainer({
-    name,
-    Image: image,
-    Cmd: ['sleep', 'infinity'],
-    Env: env,
-    Labels: { [LABEL.rollout]: ctx.rolloutKey, [LABEL.task]: ctx.task.id, [LABEL.managed]: 'true', 'saasbench.role': 'agent-sidecar' },
-    HostConfig: { NetworkMode: 'host', Binds: binds, Init: true },
-  });
-  await created.start();
-  return name;
+  return ctx.sandbox.startSidecar({ name: sidecarName(ctx), rolloutKey: ctx.rolloutKey, taskId: ctx.task.id, image, env, binds, hostNetwork: true, role: 'agent-sidecar' });
 }
 
 function launch(ctx: AgentContext, venv: string) {
@@ -158,7 +145,10 @@ function launch(ctx: AgentContext, venv: string) {
 export const openhandsAgent: AgentDriver = {
   name: 'openhands',
   site: 'host',
-  llmApi: 'any',
+  // LiteLLM speaks every provider API of the registry
+  modelApis: ['anthropic', 'openai', 'openai-chat'],
+  transcriptFile: 'openhands_trajectory.json',
+  preinstall: async () => void (await ensureVenv()),
   processContainer: sidecarName,
   async prepare(ctx) {
     if (!ctx.llm) throw new AgentConfigError('openhands: no LLM endpoint (the relay was not started)');

@@ -1,5 +1,4 @@
 import { AgentConfigError } from '../../errors';
-import { copyDirInto } from '../../sandbox';
 import type { AgentDriver } from '../types';
 
 /**
@@ -10,7 +9,7 @@ export const oracleAgent: AgentDriver = {
   name: 'oracle',
   async prepare(ctx) {
     if (!ctx.task.solution) throw new AgentConfigError(`task ${ctx.task.id} has no reference solution (solution: in task.yaml)`);
-    await copyDirInto(ctx.container, ctx.task.solution.dir, ctx.workspace);
+    await ctx.sandbox.copyDir(ctx.container, ctx.task.solution.dir, ctx.workspace);
   },
   launch(ctx) {
     return { script: ctx.task.solution!.start, workdir: ctx.workspace };

@@ -5,6 +5,7 @@
  * a backslash outside quotes escapes the next character. Each word records whether it holds an
  * expansion (`$…`, `` `…` ``) the host shell would have performed — those cannot be replayed.
  */
+import { shellWord } from '../../../shell';
 export interface ShellWord {
   text: string;
   /** an unquoted or double-quoted `$` or backquote: the host shell would have expanded it */
@@ -74,7 +75,7 @@ export function shellWords(s: string, o: { stopAtOperator?: boolean } = {}): { w
 }
 
 /** A word for bash, single-quoted unless it is plain. */
-export const shellQuote = (w: string) => (/^[A-Za-z0-9_./:=@%+,-]+$/.test(w) ? w : `'${w.replace(/'/g, `'\\''`)}'`);
+export const shellQuote = shellWord;
 
 /**
  * `docker exec [-i] [-t] [-u USER] [-w DIR] <container> <argv…> [host redirections / pipes]` →
