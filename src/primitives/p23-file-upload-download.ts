@@ -7,6 +7,7 @@ import { multipartBody } from './http-body';
 import { queryJsonPath } from './jsonpath';
 import { LAST_VARS_LOCAL, requestFailure, sessionRequest } from './auth/request';
 import { definePrimitive } from './types';
+import { isLoopbackHost } from '../net-address';
 
 const Status = z.number().int().min(100).max(599);
 const Scalar = z.union([z.string(), z.number(), z.boolean()]);
@@ -179,7 +180,7 @@ export const P23 = definePrimitive({
       else {
         try {
           const url = new URL(hit);
-          if (!['localhost', '127.0.0.1', '0.0.0.0', '[::1]'].includes(url.hostname)) return { passed: false, message: `${head}; download URL ${hit} is not on the app's host`, data };
+          if (!isLoopbackHost(url.hostname)) return { passed: false, message: `${head}; download URL ${hit} is not on the app's host`, data };
           path = url.pathname + url.search;
         } catch {
           return { passed: false, message: `${head}; download URL ${show(hit)} is neither a path nor a URL`, data };
