@@ -70,7 +70,7 @@ test('a bad search attribute type names the nested key path', () => {
 
 test('unknown keys are rejected, not ignored', () => {
   const err = configError('port: 7233\nprot: 7234\n');
-  assert.deepEqual(err.problems, ['prot: unknown key']);
+  assert.deepEqual(err.problems, ['prot: unknown key "prot"']);
 });
 
 test('invalid YAML names the file', () => {
