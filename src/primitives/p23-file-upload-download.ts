@@ -127,7 +127,7 @@ export function fileBytes(u: Pick<z.infer<typeof UploadSchema>, 'file_content' |
 }
 
 /** A multipart body with one file (see http-body.ts). */
-export function multipart(fields: Record<string, string>, file: { field: string; name: string; type: string; bytes: Buffer }): { body: Buffer; contentType: string } {
+export function multipart(fields: Record<string, string>, file: { field: string; name: string; type: string; bytes: Buffer }): Promise<{ body: Buffer; contentType: string }> {
   return multipartBody(fields, [file]);
 }
 
@@ -148,7 +148,7 @@ export const P23 = definePrimitive({
     const fields: Record<string, string> = {};
     for (const [k, v] of Object.entries(u.extra_fields)) fields[k] = String(v);
     const name = u.file_name ?? u.filename ?? 'upload.txt';
-    const mp = multipart(fields, { field: u.field_name ?? u.file_field ?? 'file', name, type: u.content_type, bytes });
+    const mp = await multipart(fields, { field: u.field_name ?? u.file_field ?? 'file', name, type: u.content_type, bytes });
     const headers: Record<string, string> = {};
     for (const [k, v] of Object.entries(u.headers)) headers[k] = String(v);
     if (u.flow === 'canvas') return canvasUpload(ctx, { path: u.path, headers }, { name, type: u.content_type, bytes }, input.timeout * 1000);
