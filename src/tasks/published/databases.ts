@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { InputIssue } from '../../errors';
 import type { ComposeProject } from '../../sandbox/compose-schema';
 import { parseDotenv } from '../../sandbox/interpolate';
+import { isLoopbackHost } from '../../net-address';
 import type { Dag } from '../../model/dag';
 import type { DatabaseTarget } from '../../model/database';
 import type { RawCompose } from './compose';
@@ -103,7 +104,7 @@ export function publishedDatabases(raw: RawCompose, project: ComposeProject | un
     services.forEach(([name], i) => {
       for (const v of Object.values(envs[i])) {
         const u = v.startsWith('mongodb://') ? fromUrl(v) : undefined;
-        if (u && ['localhost', '127.0.0.1'].includes(u.host) && !found.some((d) => d.service === name && d.kind === 'mongodb')) {
+        if (u && isLoopbackHost(u.host) && !found.some((d) => d.service === name && d.kind === 'mongodb')) {
           found.push({ kind: 'mongodb', service: name, port: u.port, user: u.user, password: u.password, name: u.name || 'test', auth_source: u.authSource ?? 'admin' });
         }
       }
