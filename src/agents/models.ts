@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { AgentConfigError } from '../errors';
 import BUILTIN from './models.json';
+import { zodIssueText } from '../zod-issues';
 
 export const ProviderSchema = z
   .object({
@@ -67,7 +68,7 @@ export function loadRegistry(): z.infer<typeof RegistrySchema> {
     throw new AgentConfigError(`SAASBENCH_MODELS_FILE=${overlayFile}: ${(err as Error).message}`);
   }
   const r = RegistrySchema.safeParse(raw);
-  if (!r.success) throw new AgentConfigError(`SAASBENCH_MODELS_FILE=${overlayFile}: ${r.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+  if (!r.success) throw new AgentConfigError(`SAASBENCH_MODELS_FILE=${overlayFile}: ${zodIssueText(r.error)}`);
   return { providers: { ...base.providers, ...r.data.providers }, models: { ...base.models, ...r.data.models } };
 }
 

@@ -3,6 +3,7 @@ import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { z } from 'zod';
 import { PullError } from './pull-error';
+import { zodIssueText } from '../zod-issues';
 
 /** The lock `benchmark pull` writes at the root of the folder it fills. */
 export const PULL_LOCK_FILE = 'saasbench-pull.json';
@@ -55,8 +56,7 @@ export function readPullLock(dir: string): PullLock | null {
   }
   const r = PullLockSchema.safeParse(raw);
   if (!r.success) {
-    const i = r.error.issues[0];
-    throw new PullError(file, `${i.path.join('.') || '(root)'}: ${i.message}; remove it to pull again`);
+    throw new PullError(file, `${zodIssueText(r.error, { max: 1 })}; remove it to pull again`);
   }
   return r.data;
 }

@@ -4,6 +4,7 @@ import type http from 'node:http';
 import { z } from 'zod';
 import { hfGet, hfJson, networkCause, nextLink, statusCause, TransientError, type HfTarget } from './hf-http';
 import { humanSize, PullError } from './pull-error';
+import { zodIssueText } from '../zod-issues';
 
 /**
  * A Hugging Face dataset read through the Hub's HTTP file API (what huggingface_hub speaks):
@@ -75,7 +76,7 @@ export class HfDataset {
       if (page > 10_000) throw new PullError(what, 'the listing does not end');
       const { json, res } = await hfJson(this.target, url, what);
       const r = z.array(Entry).safeParse(json);
-      if (!r.success) throw new PullError(what, `unexpected answer at [${r.error.issues[0].path.join('.')}]: ${r.error.issues[0].message}`);
+      if (!r.success) throw new PullError(what, `unexpected answer: ${zodIssueText(r.error, { max: 1 })}`);
       for (const e of r.data) {
         if (e.type !== 'file') continue;
         if (e.size === undefined || !e.oid) throw new PullError(what, `${e.path}: no size or oid in the listing`);

@@ -5,7 +5,6 @@ import { WorkflowIdConflictPolicy } from '@temporalio/common';
 import { resolveSweepTasks } from '../activities/sweep-resolve';
 import { config } from '../config';
 import { InvalidInputError, type InputIssue } from '../errors';
-import { jsonPath } from '../model/json';
 import { connectClient } from '../temporal/connection';
 import { startWorker } from '../worker/worker';
 import { SweepInputSchema, sweepWorkflowId, type SweepInput, type SweepResult } from '../model/sweep';
@@ -14,6 +13,7 @@ import { envImageMap, preflightTask } from './preflight';
 import { ImagePreflightError } from '../sandbox';
 import { loadRunnableTask } from '../tasks/load';
 import { followSweep, printSweepResult, sweepIdOf } from './watch';
+import { zodInputIssues } from '../zod-issues';
 
 /** Parse a sweep file (.json, or YAML for anything else) into its raw object; syntax errors name the file and line. */
 export function readSweepFile(file: string): unknown {
@@ -40,11 +40,7 @@ export function readSweepFile(file: string): unknown {
 export function validateSweep(raw: unknown, file: string): SweepInput {
   const r = SweepInputSchema.safeParse(raw);
   if (r.success) return r.data;
-  const issues: InputIssue[] = r.error.issues.flatMap((i) => {
-    if (i.code === 'unrecognized_keys') return i.keys.map((k) => ({ file, path: jsonPath([...i.path, k]), message: 'unknown key' }));
-    return [{ file, path: jsonPath(i.path), message: i.message }];
-  });
-  throw new InvalidInputError(issues);
+  throw new InvalidInputError(zodInputIssues(r.error, file));
 }
 
 /** Schema, then the tasks and agents as this machine sees them (relative task paths: see tasksBase()). */

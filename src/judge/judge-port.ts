@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import Anthropic from '@anthropic-ai/sdk';
+import OpenAI from 'openai';
+import pLimit from 'p-limit';
 import { registerSecret, log } from '../log';
 import type { JudgePort, JudgeRequest, JudgeVerdict } from '../primitives/types';
-import { sendRaw } from '../http/raw';
-import { HttpTransportError } from '../http/request';
 import { readJsonIfExists, writeJson } from '../runs/files';
 import { repoRoot } from '../paths';
 import type { JudgeSettings } from '../model/rollout';
@@ -12,12 +12,14 @@ import { parseVerdict } from './parse-verdict';
 
 /**
  * The LLM judge (P17's port). One request per (model, rubric, range, evidence): verdicts are cached
- * in memory and on disk, identical concurrent requests share one call, and a process-wide
- * semaphore limits calls in flight. Transient API failures (429, 529, 5xx, connection errors,
- * timeouts) are retried with exponential backoff (Retry-After honoured); when they persist — or the
- * API refuses the request (401, 403, 404, 400) — the verdict is `skipped` (the node becomes
- * SKIPPED_LLM). A reply that cannot be read as a score is asked again `parseRetries` times, then
- * the verdict is score 0 with `parseFailed` (the node FAILS): the judge answered, just not usably.
+ * in memory and on disk, identical concurrent requests share one call, and a process-wide limit
+ * (p-limit) bounds calls in flight. Both providers go through their official SDKs
+ * (@anthropic-ai/sdk, openai — any OpenAI-compatible /chat/completions), which retry transient
+ * failures themselves (408, 409, 429, 5xx incl. 529, connection errors, timeouts) with
+ * exponential backoff and honour Retry-After; when they persist — or the API refuses the request
+ * (401, 403, 404, 400) — the verdict is `skipped` (the node becomes SKIPPED_LLM). A reply that
+ * cannot be read as a score is asked again `parseRetries` times, then the verdict is score 0 with
+ * `parseFailed` (the node FAILS): the judge answered, just not usably.
  */
 
 /** Bumped whenever the prompt changes, so cached verdicts of an older prompt are not reused. */
@@ -41,32 +43,27 @@ export interface JudgeOptions {
   cacheDir?: string | null;
   /** calls in flight in this process (default SAASBENCH_JUDGE_CONCURRENCY or 4) */
   concurrency?: number;
-  /** attempts per call on transient failures (default 4) */
+  /** HTTP attempts per call, the first included: the SDK's maxRetries is this minus one (default 4) */
   maxAttempts?: number;
-  /** first backoff; doubles per attempt, capped at 60 s (default 2000 ms) */
-  backoffMs?: number;
+  /** per HTTP attempt (default 120 s) */
   timeoutMs?: number;
   maxTokens?: number;
 }
 
 export interface Judge extends JudgePort {
-  /** requests sent to the API by this judge (cache hits send none) */
+  /** HTTP requests sent to the API by this judge, retries included (cache hits send none) */
   readonly requests: number;
 }
 
-type Reply = { ok: true; text: string } | { ok: false; transient: boolean; status?: number; message: string; retryAfterMs?: number };
+/** A verdict text, or why there is none (the SDK gave up on a transient failure, or the API refused). */
+type Reply = { text: string } | { why: string };
 
-let inFlight = 0;
-const waiters: (() => void)[] = [];
-async function limited<T>(max: number, fn: () => Promise<T>): Promise<T> {
-  while (inFlight >= max) await new Promise<void>((r) => waiters.push(r));
-  inFlight++;
-  try {
-    return await fn();
-  } finally {
-    inFlight--;
-    waiters.shift()?.();
-  }
+/** Process-wide: every judge with the same limit shares one queue, as the worker's judges do. */
+const limiters = new Map<number, pLimit.Limit>();
+function limiterFor(max: number): pLimit.Limit {
+  let l = limiters.get(max);
+  if (!l) limiters.set(max, (l = pLimit(max)));
+  return l;
 }
 
 const memoryCache = new Map<string, JudgeVerdict>();
@@ -84,87 +81,83 @@ export function evidenceKey(o: Pick<JudgeOptions, 'provider' | 'model'>, req: Ju
     .digest('hex');
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const TRANSIENT = new Set([408, 409, 425, 429, 500, 502, 503, 504, 529]);
+/** The longest Retry-After the judge waits; a longer one falls back to the SDK's own backoff. */
+const MAX_RETRY_AFTER_S = 60;
+
+/**
+ * The SDKs' fetch, wrapped: it counts every attempt (the SDK retries inside one call), logs the
+ * transient answers it will retry, and drops a Retry-After beyond MAX_RETRY_AFTER_S — the SDKs
+ * would otherwise sleep for as long as a server asks (up to an hour) inside an activity.
+ */
+function judgeFetch(count: () => void): typeof fetch {
+  return async (input, init) => {
+    count();
+    const res = await fetch(input, init);
+    if (res.status === 429 || res.status >= 500) {
+      log.warn({ status: res.status }, 'judge busy or unreachable; the SDK backs off and retries');
+      const ra = res.headers.get('retry-after');
+      if (ra && !(Number(ra) <= MAX_RETRY_AFTER_S)) {
+        const headers = new Headers(res.headers);
+        headers.delete('retry-after');
+        headers.delete('retry-after-ms');
+        return new Response(res.body, { status: res.status, statusText: res.statusText, headers });
+      }
+    }
+    return res;
+  };
+}
+
+/** An SDK error as the reason a verdict is skipped. */
+function whyNot(err: unknown, attempts: number): string {
+  const e = err as Error & { status?: number };
+  const status = typeof e.status === 'number' ? e.status : undefined;
+  const detail = `${status ? `HTTP ${status}: ` : ''}${String(e.message).slice(0, 200)}`;
+  const transient = status === undefined || status === 408 || status === 409 || status === 429 || status >= 500;
+  return transient ? `judge unavailable after ${attempts} attempts (${detail})` : `judge refused the request (${detail})`;
+}
 
 export function createJudge(o: JudgeOptions): Judge {
   registerSecret(o.apiKey);
   let requests = 0;
-  const anthropic = o.provider === 'anthropic' ? new Anthropic({ apiKey: o.apiKey, baseURL: o.baseUrl, maxRetries: 0, timeout: o.timeoutMs ?? 120_000 }) : undefined;
+  const attempts = Math.max(1, o.maxAttempts ?? 4);
+  const sdk = { apiKey: o.apiKey, baseURL: o.baseUrl, maxRetries: attempts - 1, timeout: o.timeoutMs ?? 120_000, fetch: judgeFetch(() => requests++) };
+  const anthropic = o.provider === 'anthropic' ? new Anthropic(sdk) : undefined;
+  const openai = o.provider === 'openai' ? new OpenAI(sdk) : undefined;
   const maxTokens = o.maxTokens ?? 1024;
 
-  async function callAnthropic(req: JudgeRequest, user: string): Promise<Reply> {
+  async function callAnthropic(req: JudgeRequest, user: string): Promise<string> {
     const content: Anthropic.ContentBlockParam[] = [
       { type: 'text', text: user },
       ...(req.evidence.images ?? []).map((img) => ({ type: 'image' as const, source: { type: 'base64' as const, media_type: img.mediaType as 'image/png', data: img.base64 } })),
     ];
-    try {
-      // temperature 0 as the paper specifies (SDK 1.14's typings dropped the field; the API takes it)
-      const params = { model: o.model, max_tokens: maxTokens, temperature: 0, system: systemPrompt(req.minScore ?? 0, req.maxScore), messages: [{ role: 'user', content }] } as Anthropic.MessageCreateParamsNonStreaming;
-      const msg = await anthropic!.messages.create(params);
-      return { ok: true, text: msg.content.map((b) => (b.type === 'text' ? b.text : '')).join('') };
-    } catch (err) {
-      const e = err as Error & { status?: number; headers?: Headers | Record<string, string> };
-      if (e instanceof Anthropic.APIError && typeof e.status === 'number') {
-        const ra = headerOf(e.headers, 'retry-after');
-        return { ok: false, transient: TRANSIENT.has(e.status), status: e.status, message: e.message, retryAfterMs: ra && /^\d+(\.\d+)?$/.test(ra) ? Number(ra) * 1000 : undefined };
-      }
-      // connection errors, timeouts (APIConnectionError, APIConnectionTimeoutError)
-      return { ok: false, transient: true, message: e.message };
-    }
+    // temperature 0 as the paper specifies (SDK 1.14's typings dropped the field; the API takes it)
+    const params = { model: o.model, max_tokens: maxTokens, temperature: 0, system: systemPrompt(req.minScore ?? 0, req.maxScore), messages: [{ role: 'user', content }] } as Anthropic.MessageCreateParamsNonStreaming;
+    const msg = await anthropic!.messages.create(params);
+    return msg.content.map((b) => (b.type === 'text' ? b.text : '')).join('');
   }
 
-  async function callOpenAi(req: JudgeRequest, user: string): Promise<Reply> {
-    const base = (o.baseUrl ?? 'https://api.openai.com/v1').replace(/\/$/, '');
-    const u = new URL(base);
-    const body = {
+  async function callOpenAi(req: JudgeRequest, user: string): Promise<string> {
+    const completion = await openai!.chat.completions.create({
       model: o.model,
       temperature: 0,
       max_tokens: maxTokens,
       messages: [
         { role: 'system', content: systemPrompt(req.minScore ?? 0, req.maxScore) },
-        { role: 'user', content: [{ type: 'text', text: user }, ...(req.evidence.images ?? []).map((i) => ({ type: 'image_url', image_url: { url: `data:${i.mediaType};base64,${i.base64}` } }))] },
+        { role: 'user', content: [{ type: 'text', text: user }, ...(req.evidence.images ?? []).map((i) => ({ type: 'image_url' as const, image_url: { url: `data:${i.mediaType};base64,${i.base64}` } }))] },
       ],
-    };
-    try {
-      const res = await sendRaw({
-        baseUrl: u.origin,
-        method: 'POST',
-        path: `${u.pathname.replace(/\/$/, '')}/chat/completions`,
-        headers: { Authorization: `Bearer ${o.apiKey}`, 'Content-Type': 'application/json', Accept: 'application/json' },
-        body: Buffer.from(JSON.stringify(body)),
-        timeoutMs: o.timeoutMs ?? 120_000,
-      });
-      if (res.status !== 200) {
-        const ra = res.headers['retry-after'];
-        return { ok: false, transient: TRANSIENT.has(res.status), status: res.status, message: `HTTP ${res.status}: ${res.rawText.slice(0, 200)}`, retryAfterMs: ra && /^\d+$/.test(ra) ? Number(ra) * 1000 : undefined };
-      }
-      const text = (res.body as { choices?: { message?: { content?: unknown } }[] })?.choices?.[0]?.message?.content;
-      return { ok: true, text: typeof text === 'string' ? text : '' };
-    } catch (e) {
-      if (e instanceof HttpTransportError) return { ok: false, transient: true, message: e.message };
-      throw e;
-    }
+    });
+    const text = completion.choices?.[0]?.message?.content;
+    return typeof text === 'string' ? text : '';
   }
 
-  /** One reply, retrying transient failures with backoff; undefined text = the judge is unavailable. */
-  async function reply(req: JudgeRequest, user: string): Promise<{ text?: string; why?: string }> {
-    const attempts = o.maxAttempts ?? 4;
-    let last = '';
-    for (let a = 1; a <= attempts; a++) {
-      requests++;
-      const r = o.provider === 'anthropic' ? await callAnthropic(req, user) : await callOpenAi(req, user);
-      if (r.ok) return { text: r.text };
-      last = `${r.status ? `HTTP ${r.status}: ` : ''}${r.message.slice(0, 200)}`;
-      if (!r.transient) return { why: `judge refused the request (${last})` };
-      if (a < attempts) {
-        const backoff = Math.min(60_000, (o.backoffMs ?? 2000) * 2 ** (a - 1));
-        const wait = r.retryAfterMs !== undefined ? Math.min(60_000, Math.max(r.retryAfterMs, backoff)) : backoff;
-        log.warn({ status: r.status, attempt: a, waitMs: wait }, 'judge busy or unreachable; backing off');
-        await sleep(wait);
-      }
+  /** One reply; the SDK has already retried what was worth retrying. */
+  async function reply(req: JudgeRequest, user: string): Promise<Reply> {
+    try {
+      return { text: o.provider === 'anthropic' ? await callAnthropic(req, user) : await callOpenAi(req, user) };
+    } catch (err) {
+      if (err instanceof Anthropic.APIError || err instanceof OpenAI.APIError) return { why: whyNot(err, attempts) };
+      throw err;
     }
-    return { why: `judge unavailable after ${attempts} attempts (${last})` };
   }
 
   async function judgeUncached(req: JudgeRequest): Promise<JudgeVerdict> {
@@ -174,8 +167,8 @@ export function createJudge(o: JudgeOptions): Judge {
     const tries = 1 + (req.parseRetries ?? 2);
     let raw = '';
     for (let t = 1; t <= tries; t++) {
-      const r = await limited(o.concurrency ?? Number(process.env.SAASBENCH_JUDGE_CONCURRENCY ?? 4), () => reply(req, user));
-      if (r.text === undefined) return { skipped: true, reason: r.why ?? 'judge unavailable' };
+      const r = await limiterFor(o.concurrency ?? Number(process.env.SAASBENCH_JUDGE_CONCURRENCY ?? 4))(() => reply(req, user));
+      if ('why' in r) return { skipped: true, reason: r.why };
       raw = r.text;
       const v = parseVerdict(r.text, { strict: req.strictJson });
       if (v) return { skipped: false, score: Math.min(hi, Math.max(lo, v.score)), reasoning: v.reasoning, raw: r.text.slice(0, 2000) };
@@ -212,12 +205,6 @@ export function createJudge(o: JudgeOptions): Judge {
   };
 }
 
-function headerOf(h: Headers | Record<string, string> | undefined, name: string): string | undefined {
-  if (!h) return undefined;
-  if (typeof (h as Headers).get === 'function') return (h as Headers).get(name) ?? undefined;
-  return (h as Record<string, string>)[name];
-}
-
 export interface JudgeEndpoint {
   apiKey: string;
   baseUrl?: string;
@@ -228,7 +215,7 @@ export interface JudgeEndpoint {
  * Environment: SAASBENCH_JUDGE_PROVIDER (anthropic | openai), SAASBENCH_JUDGE_MODEL (overrides the
  * rollout's model), SAASBENCH_JUDGE_API_KEY / SAASBENCH_JUDGE_BASE_URL (ANTHROPIC_* or OPENAI_*
  * as fallbacks, by provider), SAASBENCH_JUDGE_CACHE (directory; "off" = memory only),
- * SAASBENCH_JUDGE_CONCURRENCY, SAASBENCH_JUDGE_BACKOFF_MS, SAASBENCH_JUDGE_ATTEMPTS.
+ * SAASBENCH_JUDGE_CONCURRENCY, SAASBENCH_JUDGE_ATTEMPTS (backoff is the SDKs').
  */
 export function judgeFor(settings: JudgeSettings, endpoint: JudgeEndpoint): JudgePort | undefined {
   if (!settings.enabled) return undefined;
@@ -243,7 +230,6 @@ export function judgeFor(settings: JudgeSettings, endpoint: JudgeEndpoint): Judg
     baseUrl,
     model: process.env.SAASBENCH_JUDGE_MODEL ?? settings.model,
     cacheDir: cache === 'off' ? null : cache ?? join(repoRoot(), '.saasbench', 'judge-cache'),
-    backoffMs: process.env.SAASBENCH_JUDGE_BACKOFF_MS ? Number(process.env.SAASBENCH_JUDGE_BACKOFF_MS) : undefined,
     maxAttempts: process.env.SAASBENCH_JUDGE_ATTEMPTS ? Number(process.env.SAASBENCH_JUDGE_ATTEMPTS) : undefined,
   });
 }

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { RolloutInputSchema, rolloutKeyOf, rolloutWorkflowId } from './rollout';
 import type { TaxonomyLabel } from './scores';
 import type { BenchmarkReport } from './benchmark';
+import { formatDuration } from './duration';
 
 /**
  * What a sweep is, as it travels through Temporal: the input schema (shared by `saasbench sweep`,
@@ -257,10 +258,9 @@ export function emptyCounts(): Record<RolloutState, number> {
   return { pending: 0, running: 0, completed: 0, failed: 0, cancelled: 0, terminated: 0, timed_out: 0 };
 }
 
+/** Seconds shown as a duration (the project's one formatter, ./duration.ts). */
 export function fmtSecs(s: number): string {
-  if (s >= 3600) return `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, '0')}m`;
-  if (s >= 60) return `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s`;
-  return `${s}s`;
+  return formatDuration(s * 1000);
 }
 
 /** The Markdown shown as the sweep's "current details" in the Temporal UI. */

@@ -5,6 +5,7 @@ import { RoleError } from './auth/provider';
 import { ensureRoleSession, sessionCookies, sessionHeaders } from './auth/session';
 import { CHAIN_BROWSER, releaseOne } from './chain-resources';
 import type { PrimitiveContext } from './types';
+import { isLoopbackHost } from '../net-address';
 
 /** Debian's Chromium, driven by playwright-core; never a downloaded browser. */
 export const CHROMIUM_PATH = process.env.SAASBENCH_CHROMIUM ?? '/usr/bin/chromium';
@@ -68,8 +69,6 @@ async function withPageSlot<T>(fn: () => Promise<T>): Promise<T> {
   }
 }
 
-const LOOPBACK = new Set(['localhost', '127.0.0.1', '0.0.0.0', '::1', '[::1]']);
-
 /**
  * Published DAGs write absolute URLs of their own fixed port (`http://localhost:8020/x`); ours
  * are per-rollout. A path, or an absolute URL on a loopback host (any port) or on the app's
@@ -86,7 +85,7 @@ export function appUrl(raw: string, baseUrl: string): string {
   } catch {
     throw new Error(`url ${JSON.stringify(raw)} is neither a path nor an absolute URL`);
   }
-  if (!LOOPBACK.has(u.hostname) && u.hostname !== base.hostname) throw new Error(`url ${raw} is not the app under test (only paths and loopback URLs are browsed)`);
+  if (!isLoopbackHost(u.hostname) && u.hostname !== base.hostname) throw new Error(`url ${raw} is not the app under test (only paths and loopback URLs are browsed)`);
   return `${base.origin}${prefix}${u.pathname}${u.search}${u.hash}`;
 }
 

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { formEncode } from '../http/raw';
 
@@ -26,17 +25,17 @@ export const FileSchema = z
 
 export type FileInput = z.infer<typeof FileSchema>;
 
-/** One multipart/form-data body: the fields first, then the files. */
-export function multipartBody(fields: Record<string, string>, files: { field: string; name: string; type: string; bytes: Buffer }[]): { body: Buffer; contentType: string } {
-  const boundary = `----saasbench${randomBytes(12).toString('hex')}`;
-  const parts: Buffer[] = [];
-  const esc = (s: string) => s.replace(/"/g, '%22').replace(/[\r\n]/g, ' ');
-  for (const [k, v] of Object.entries(fields)) parts.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${esc(k)}"\r\n\r\n${v}\r\n`, 'utf8'));
-  for (const f of files) {
-    parts.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${esc(f.field)}"; filename="${esc(f.name)}"\r\nContent-Type: ${f.type}\r\n\r\n`, 'utf8'), f.bytes, Buffer.from('\r\n', 'utf8'));
-  }
-  parts.push(Buffer.from(`--${boundary}--\r\n`, 'utf8'));
-  return { body: Buffer.concat(parts), contentType: `multipart/form-data; boundary=${boundary}` };
+/**
+ * One multipart/form-data body: the fields first, then the files. Node's own FormData/Blob encode
+ * it (boundary, quoting of names and file names as the WHATWG spec says); the bytes are collected
+ * into one Buffer because our HTTP transport sends a buffered body and logs its size.
+ */
+export async function multipartBody(fields: Record<string, string>, files: { field: string; name: string; type: string; bytes: Buffer }[]): Promise<{ body: Buffer; contentType: string }> {
+  const form = new FormData();
+  for (const [k, v] of Object.entries(fields)) form.append(k, v);
+  for (const f of files) form.append(f.field, new Blob([f.bytes], { type: f.type }), f.name);
+  const encoded = new Response(form);
+  return { body: Buffer.from(await encoded.arrayBuffer()), contentType: encoded.headers.get('content-type') ?? 'multipart/form-data' };
 }
 
 const flat = (v: unknown): string => (typeof v === 'object' && v !== null ? JSON.stringify(v) : String(v));
@@ -54,7 +53,7 @@ export interface BodyInputs {
  * The raw body for form / raw_body / raw_body_b64 / files inputs, or undefined when none is given.
  * With files, the form fields travel as multipart fields beside them.
  */
-export function rawBody(i: BodyInputs): { body: Buffer; contentType: string } | undefined {
+export async function rawBody(i: BodyInputs): Promise<{ body: Buffer; contentType: string } | undefined> {
   if (i.files?.length || (i.multipart && i.form !== undefined)) {
     const fields: Record<string, string> = {};
     if (typeof i.form === 'string') for (const [k, v] of new URLSearchParams(i.form)) fields[k] = v;

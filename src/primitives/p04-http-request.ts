@@ -143,7 +143,7 @@ export const P04 = definePrimitive({
     const bodyAsQuery = NO_BODY.has(input.method) && input.body !== undefined;
     const query = { ...(bodyAsQuery ? (input.body as Record<string, Json>) : {}), ...(input.query ?? {}) };
     const target = Object.keys(query).length ? appendQuery(target0, query) : target0;
-    const raw = rawBody(input);
+    const raw = await rawBody(input);
     const label = `${input.method} ${target}`;
     if (input.role) {
       try {

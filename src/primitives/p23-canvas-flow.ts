@@ -21,7 +21,7 @@ export async function canvasUpload(ctx: PrimitiveContext, u: { path: string; hea
     if (typeof b1.upload_url !== 'string' || !b1.upload_url) return fail(`no upload_url in ${show(r1.body, 200)}`);
     const params: Record<string, string> = {};
     for (const [k, v] of Object.entries(b1.upload_params ?? {})) params[k] = typeof v === 'string' ? v : JSON.stringify(v);
-    const mp = multipartBody(params, [{ field: 'file', name: file.name, type: file.type, bytes: file.bytes }]);
+    const mp = await multipartBody(params, [{ field: 'file', name: file.name, type: file.type, bytes: file.bytes }]);
     const r2 = await sessionRequest(ctx, { method: 'POST', path: b1.upload_url, raw: mp, timeoutMs });
     steps.push(`POST ${b1.upload_url} → ${r2.status}`);
     const loc = r2.headers.location;

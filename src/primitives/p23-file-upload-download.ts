@@ -7,6 +7,7 @@ import { multipartBody } from './http-body';
 import { queryJsonPath } from './jsonpath';
 import { LAST_VARS_LOCAL, requestFailure, sessionRequest } from './auth/request';
 import { definePrimitive } from './types';
+import { isLoopbackHost } from '../net-address';
 
 const Status = z.number().int().min(100).max(599);
 const Scalar = z.union([z.string(), z.number(), z.boolean()]);
@@ -126,7 +127,7 @@ export function fileBytes(u: Pick<z.infer<typeof UploadSchema>, 'file_content' |
 }
 
 /** A multipart body with one file (see http-body.ts). */
-export function multipart(fields: Record<string, string>, file: { field: string; name: string; type: string; bytes: Buffer }): { body: Buffer; contentType: string } {
+export function multipart(fields: Record<string, string>, file: { field: string; name: string; type: string; bytes: Buffer }): Promise<{ body: Buffer; contentType: string }> {
   return multipartBody(fields, [file]);
 }
 
@@ -147,7 +148,7 @@ export const P23 = definePrimitive({
     const fields: Record<string, string> = {};
     for (const [k, v] of Object.entries(u.extra_fields)) fields[k] = String(v);
     const name = u.file_name ?? u.filename ?? 'upload.txt';
-    const mp = multipart(fields, { field: u.field_name ?? u.file_field ?? 'file', name, type: u.content_type, bytes });
+    const mp = await multipart(fields, { field: u.field_name ?? u.file_field ?? 'file', name, type: u.content_type, bytes });
     const headers: Record<string, string> = {};
     for (const [k, v] of Object.entries(u.headers)) headers[k] = String(v);
     if (u.flow === 'canvas') return canvasUpload(ctx, { path: u.path, headers }, { name, type: u.content_type, bytes }, input.timeout * 1000);
@@ -179,7 +180,7 @@ export const P23 = definePrimitive({
       else {
         try {
           const url = new URL(hit);
-          if (!['localhost', '127.0.0.1', '0.0.0.0', '[::1]'].includes(url.hostname)) return { passed: false, message: `${head}; download URL ${hit} is not on the app's host`, data };
+          if (!isLoopbackHost(url.hostname)) return { passed: false, message: `${head}; download URL ${hit} is not on the app's host`, data };
           path = url.pathname + url.search;
         } catch {
           return { passed: false, message: `${head}; download URL ${show(hit)} is neither a path nor a URL`, data };

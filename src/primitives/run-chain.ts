@@ -9,6 +9,7 @@ import { applyCaptures, type CaptureOutcome } from './step-captures';
 import { placeholdersIn, resolveTemplates } from './template';
 import { clockValues } from './run-clock';
 import type { ChainState, PrimitiveEnv, PrimitiveOutcome } from './types';
+import { firstZodIssue } from '../zod-issues';
 
 export interface StepRecord {
   index: number;
@@ -115,8 +116,8 @@ async function runStep(type: string, rawInputs: Record<string, unknown>, env: Pr
   }
   const parsed = primitive.schema.safeParse(resolved);
   if (!parsed.success) {
-    const first = parsed.error.issues[0];
-    return { resolved, result: { passed: false, message: `inputs after templating are invalid at ${first.path.join('.') || '(root)'}: ${first.message}` } };
+    const first = firstZodIssue(parsed.error);
+    return { resolved, result: { passed: false, message: `inputs after templating are invalid at ${first.path || '(root)'}: ${first.message}` } };
   }
   const before = state.last;
   const result = await primitive.run(parsed.data, {

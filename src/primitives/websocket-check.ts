@@ -6,6 +6,7 @@ import { withSession } from './auth/session';
 import { show } from './compare';
 import { HTTP_METHODS } from './p04-http-request';
 import { definePrimitive } from './types';
+import { isLoopbackHost } from '../net-address';
 
 /** What a received message must look like; an empty matcher matches any message. */
 export const WsMatcherSchema = z
@@ -55,15 +56,13 @@ export const WebsocketCheckSchema = z
     if (v.expect_refused && v.steps.length) ctx.addIssue({ code: 'custom', path: ['steps'], message: 'a refused connection has no steps' });
   });
 
-const LOOPBACK = new Set(['localhost', '127.0.0.1', '0.0.0.0', '::1', '[::1]']);
-
 /** The socket URL on the app: ws:// for http apps, wss:// for https ones. */
 export function wsUrl(raw: string, baseUrl: string): string {
   const base = new URL(baseUrl);
   const scheme = base.protocol === 'https:' ? 'wss:' : 'ws:';
   if (raw.startsWith('/')) return `${scheme}//${base.host}${base.pathname.replace(/\/$/, '')}${raw}`;
   const u = new URL(raw);
-  if (!LOOPBACK.has(u.hostname) && u.hostname !== base.hostname) throw new Error(`url ${raw} is not the app under test (only paths and loopback URLs are used)`);
+  if (!isLoopbackHost(u.hostname) && u.hostname !== base.hostname) throw new Error(`url ${raw} is not the app under test (only paths and loopback URLs are used)`);
   return `${scheme}//${base.host}${base.pathname.replace(/\/$/, '')}${u.pathname}${u.search}`;
 }
 

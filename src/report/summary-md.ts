@@ -1,6 +1,7 @@
 import type { RolloutResult } from '../model/rollout';
 import { mdTable } from './table';
 import { SCORE_HEADER, scoreSections } from './score-rows';
+import { formatDuration } from '../model/duration';
 
 export function renderSummaryMarkdown(r: RolloutResult): string {
   const s = r.score;
@@ -12,7 +13,7 @@ export function renderSummaryMarkdown(r: RolloutResult): string {
     `- agent: ${r.agentRun.exitReason} — ${r.agentRun.message}`,
     `- **task score ${s.overall.pct ?? '–'}** (${s.overall.score}/${s.overall.maxScore}); non-LLM subscore ${s.nonLlm.pct ?? '–'}`,
     `- judge maxScore dropped (SKIPPED_LLM): ${s.judgeDroppedMaxScore}`,
-    `- timings: provision ${(r.timings.provisionMs / 1000).toFixed(1)}s, agent ${(r.timings.agentMs / 1000).toFixed(1)}s, evaluation ${(r.timings.evaluationMs / 1000).toFixed(1)}s`,
+    `- timings: provision ${formatDuration(r.timings.provisionMs)}, agent ${formatDuration(r.timings.agentMs)}, evaluation ${formatDuration(r.timings.evaluationMs)}`,
   ];
   for (const sec of scoreSections(s)) out.push('', `## ${sec.title}`, '', mdTable(SCORE_HEADER, sec.rows));
   const notPassed = r.outcomes.filter((o) => o.status !== 'PASSED');

@@ -8,6 +8,8 @@ import { ComposeError } from './errors';
 import { interpolate, InterpolationSyntaxError, parseDotenv } from './interpolate';
 import { ComposeProject, RawCompose, RawService } from './compose-schema';
 import { normalizeService, type NormalizeContext } from './compose-normalize';
+import { jsonPath } from '../model/json';
+import { firstZodIssue } from '../zod-issues';
 
 export interface LoadComposeOptions {
   /** Highest-precedence interpolation variables (e.g. IMAGE_TAG chosen by the harness). */
@@ -23,15 +25,8 @@ export interface LoadComposeOptions {
 
 type PathSeg = string | number;
 
-export function jsonPath(segs: readonly PathSeg[]): string {
-  let out = '';
-  for (const s of segs) {
-    if (typeof s === 'number') out += `[${s}]`;
-    else if (/^[A-Za-z_][A-Za-z0-9_-]*$/.test(s)) out += out ? `.${s}` : s;
-    else out += `[${JSON.stringify(s)}]`;
-  }
-  return out;
-}
+// one JSON-path renderer for the whole project (src/model/json.ts); re-exported for the sandbox's callers
+export { jsonPath };
 
 export function loadCompose(file: string, opts: LoadComposeOptions = {}): ComposeProject {
   const abs = path.resolve(file);
@@ -165,24 +160,9 @@ function interpolateTree(
 }
 
 function zodToComposeError(file: string, error: z.ZodError): ComposeError {
-  const { issue, segs } = deepestIssue(error.issues[0], []);
-  if (issue.code === 'unrecognized_keys') segs.push(issue.keys[0]);
-  const more = error.issues.length > 1 ? ` (and ${error.issues.length - 1} more problem(s))` : '';
-  return new ComposeError(file, jsonPath(segs), issue.message + more);
-}
-
-type Issue = z.core.$ZodIssue;
-
-/**
- * A union failure is reported against the branch that got furthest (the one whose type matched),
- * so `depends_on: {db: {condition: bogus}}` points at `.condition`, not at `depends_on`.
- */
-function deepestIssue(issue: Issue, base: PathSeg[]): { issue: Issue; segs: PathSeg[] } {
-  const segs = [...base, ...issue.path.filter((p): p is PathSeg => typeof p !== 'symbol')];
-  if (issue.code !== 'invalid_union') return { issue, segs };
-  const typeMatched = issue.errors.filter((branch) => !branch.every((i) => i.code === 'invalid_type' && i.path.length === 0));
-  if (typeMatched.length !== 1 || typeMatched[0].length === 0) return { issue, segs };
-  return deepestIssue(typeMatched[0][0], segs);
+  const first = firstZodIssue(error);
+  const more = first.more > 0 ? ` (and ${first.more} more problem(s))` : '';
+  return new ComposeError(file, first.path, first.message + more);
 }
 
 /** Dependencies first, declaration order otherwise; a cycle or unknown dependency is an error. */

@@ -105,7 +105,12 @@ function lookup(name: string, env: Record<string, string | undefined>, missing: 
   return v;
 }
 
-/** Parses a dotenv file the way compose does: `KEY=VAL`, `export KEY=VAL`, quotes, comments. */
+/**
+ * Parses a dotenv file the way compose does: `KEY=VAL`, `export KEY=VAL`, quotes, comments. Not
+ * the dotenv package (used for our own tools.env): compose differs from it where a published task
+ * can notice — `#` starts a comment only after whitespace (`A=a#b` is `a#b`, dotenv says `a`),
+ * double quotes unescape `\"` and `\\` (dotenv leaves them), and backticks are not quotes.
+ */
 export function parseDotenv(text: string): Record<string, string> {
   const out: Record<string, string> = {};
   const lines = text.replace(/\r\n?/g, '\n').split('\n');

@@ -3,6 +3,7 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { SandboxInputError } from './errors';
+import { zodIssueText } from '../zod-issues';
 
 export const LABEL = {
   rollout: 'saasbench.rollout',
@@ -20,7 +21,7 @@ export const RolloutKey = z.string().regex(/^[a-zA-Z0-9_.-]+$/, 'rollout keys us
 
 export function checkRolloutKey(key: string): string {
   const r = RolloutKey.safeParse(key);
-  if (!r.success) throw new SandboxInputError(`invalid rollout key ${JSON.stringify(key)}: ${r.error.issues[0].message}`);
+  if (!r.success) throw new SandboxInputError(`invalid rollout key ${JSON.stringify(key)}: ${zodIssueText(r.error, { max: 1, root: 'key' })}`);
   return r.data;
 }
 

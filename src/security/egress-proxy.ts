@@ -25,6 +25,7 @@ import { join } from 'node:path';
 import { listenOn } from '../listen';
 import type { Logger } from 'pino';
 import { writeJson } from '../runs/files';
+import { canonicalAddress, isInternalAddress } from '../net-address';
 
 export interface EgressProxyOptions {
   /** one proxy per rollout per worker process */
@@ -79,21 +80,10 @@ export function allowedBy(rules: Rule[], hostArg: string, port: number): Rule | 
   return null;
 }
 
-/** Loopback, private (RFC 1918, CGNAT, ULA), link-local, unspecified, multicast, or this host's own. */
-export function isInternalAddress(ip: string, own: Set<string> = ownAddresses()): boolean {
-  const v = ip.replace(/^::ffff:/i, '');
-  if (own.has(v)) return true;
-  if (net.isIPv4(v)) {
-    const [a, b] = v.split('.').map(Number);
-    return a === 0 || a === 10 || a === 127 || (a === 100 && b >= 64 && b < 128) || (a === 169 && b === 254) || (a === 172 && b >= 16 && b < 32) || (a === 192 && b === 168) || a >= 224;
-  }
-  const l = v.toLowerCase();
-  return l === '::' || l === '::1' || /^f[cd]/.test(l) || /^fe[89ab]/.test(l) || /^ff/.test(l);
-}
-
 function ownAddresses(): Set<string> {
   const out = new Set<string>();
-  for (const list of Object.values(networkInterfaces())) for (const a of list ?? []) out.add(a.address);
+  // canonical text, so a resolved address matches whatever notation the interface list uses
+  for (const list of Object.values(networkInterfaces())) for (const a of list ?? []) out.add(canonicalAddress(a.address));
   return out;
 }
 

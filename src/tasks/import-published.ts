@@ -2,12 +2,12 @@ import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSyn
 import { join, relative, resolve } from 'node:path';
 import YAML from 'yaml';
 import type { InputIssue } from '../errors';
-import { jsonPath } from '../model/json';
 import { RolesSchema, type RolesDecl } from '../model/roles';
 import { loadNativeTask } from './load-native';
 import { loadPublishedTask, rewritePublishedCompose, type PublishedLoadResult } from './published';
 import { modelRunDotenv, useModelDockerfile } from './published/compose';
 import type { Task } from '../model/task';
+import { zodInputIssues } from '../zod-issues';
 
 export interface ImportOptions {
   /** the native task folder to write (must not exist, or be empty, unless force) */
@@ -55,7 +55,7 @@ function readRoles(file: string, issues: InputIssue[]): RolesDecl | undefined {
   const roles = raw && typeof raw === 'object' && 'roles' in (raw as object) ? (raw as { roles: unknown }).roles : raw;
   const parsed = RolesSchema.safeParse(roles);
   if (!parsed.success) {
-    issues.push(...parsed.error.issues.map((i) => ({ file, path: jsonPath(i.path, 'roles'), message: i.message })));
+    issues.push(...zodInputIssues(parsed.error, file, 'roles'));
     return undefined;
   }
   return parsed.data;

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { jsonPath } from '../model/json';
 import type { InputIssue } from '../errors';
+import { zodInputIssues } from '../zod-issues';
 
 /**
  * knowledge_base.json: the clarifications the agent gets beside the PRD. The published layout's
@@ -32,7 +33,7 @@ export function knowledgeBaseIssues(raw: unknown, file: string): InputIssue[] {
   // pick the branch by shape so the path points inside it rather than at the union
   const schema = Array.isArray(raw) ? Entries : raw && typeof raw === 'object' ? z.looseObject({ clarifications: Entries }) : KnowledgeBaseSchema;
   const r = schema.safeParse(raw);
-  const issues: InputIssue[] = r.success ? [] : r.error.issues.map((i) => ({ file, path: jsonPath(i.path), message: i.message }));
+  const issues: InputIssue[] = r.success ? [] : zodInputIssues(r.error, file);
   if (r.success) {
     const entries = Array.isArray(r.data) ? r.data : (r.data as { clarifications: z.infer<typeof Entries> }).clarifications;
     const prefix = Array.isArray(r.data) ? '' : 'clarifications';

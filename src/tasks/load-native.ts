@@ -8,7 +8,7 @@ import { checkDag } from './validate-dag';
 import { checkPlaceholders } from './placeholders';
 import { addPublishedContextEdges } from './published/context-edges';
 import { hashTree } from './hash';
-import { zodInputIssues } from './zod-issues';
+import { zodInputIssues } from '../zod-issues';
 import { knowledgeBaseIssues } from './knowledge-base';
 import type { Task } from '../model/task';
 

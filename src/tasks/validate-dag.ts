@@ -1,20 +1,14 @@
-import type { z } from 'zod';
-import { jsonPath } from '../model/json';
 import type { InputIssue } from '../errors';
 import { findPrimitive, isKnownPublishedType } from '../primitives/registry';
 import { leavesResponse } from '../primitives/step-captures';
 import { RawDagSchema, RawNodeSchema, type Dag, type DagNode } from '../model/dag';
-import { zodInputIssues } from './zod-issues';
+import { zodInputIssues } from '../zod-issues';
 
 export interface DagCheck {
   dag: Dag;
   issues: InputIssue[];
   /** published primitive types this build cannot run yet, with how often each is used */
   unsupported: Record<string, number>;
-}
-
-function zodIssues(file: string, err: z.ZodError, prefix: string, nodeId?: string): InputIssue[] {
-  return zodInputIssues(err, file, prefix, nodeId);
 }
 
 /**
@@ -25,7 +19,7 @@ export function checkDag(raw: unknown, file: string, extraTrajectories?: Record<
   const issues: InputIssue[] = [];
   const unsupported: Record<string, number> = {};
   const top = RawDagSchema.safeParse(raw);
-  if (!top.success) return { dag: { nodes: [], trajectories: {} }, issues: zodIssues(file, top.error, ''), unsupported };
+  if (!top.success) return { dag: { nodes: [], trajectories: {} }, issues: zodInputIssues(top.error, file, ''), unsupported };
 
   const nodes: DagNode[] = [];
   const seen = new Map<string, number>();
@@ -35,7 +29,7 @@ export function checkDag(raw: unknown, file: string, extraTrajectories?: Record<
     const nodeId = typeof id === 'string' ? id : undefined;
     const parsed = RawNodeSchema.safeParse(rawNode);
     if (!parsed.success) {
-      issues.push(...zodIssues(file, parsed.error, at, nodeId));
+      issues.push(...zodInputIssues(parsed.error, file, at, nodeId));
       return;
     }
     const n = parsed.data;
@@ -52,7 +46,7 @@ export function checkDag(raw: unknown, file: string, extraTrajectories?: Record<
         return;
       }
       const checked = prim.schema.safeParse(step.inputs);
-      if (!checked.success) issues.push(...zodIssues(file, checked.error, `${stepAt}.inputs`, n.id));
+      if (!checked.success) issues.push(...zodInputIssues(checked.error, file, `${stepAt}.inputs`, n.id));
     });
     (n.captures ?? []).forEach((c, k) => {
       if (c.step === undefined) return;

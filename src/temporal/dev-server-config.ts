@@ -4,6 +4,7 @@ import * as path from 'node:path';
 import YAML from 'yaml';
 import { z } from 'zod';
 import { repoRoot } from '../paths';
+import { zodIssuePaths } from '../zod-issues';
 
 
 // ---------------------------------------------------------------------------------------------
@@ -71,13 +72,7 @@ export function parseDevServerConfig(text: string, file: string): DevServerConfi
   if (!result.success) {
     throw new DevServerConfigError(
       file,
-      result.error.issues.flatMap((issue) => {
-        if (issue.code === 'unrecognized_keys') {
-          return issue.keys.map((key) => `${[...issue.path.map(String), key].join('.')}: unknown key`);
-        }
-        const keyPath = issue.path.length ? issue.path.map(String).join('.') : '(top level)';
-        return [`${keyPath}: ${issue.message}`];
-      }),
+      zodIssuePaths(result.error).map((i) => `${i.path || '(top level)'}: ${i.message}`),
     );
   }
   return result.data;

@@ -6,6 +6,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { parse as parseDotenv } from 'dotenv';
 import { repoRoot } from '../paths';
 
 export class ToolNotFoundError extends Error {
@@ -22,27 +23,17 @@ export class ToolNotFoundError extends Error {
   }
 }
 
-/** Parses `.saasbench/tools.env` under `root`; missing file → {}. Lines: KEY=VALUE, # comments. */
+/**
+ * Parses `.saasbench/tools.env` under `root` with dotenv (our own file, written by setup.sh: plain
+ * KEY=VALUE lines, # comments, optional quotes); missing file → {}. Compose env files are not read
+ * here: they follow compose's own rules (src/sandbox/interpolate.ts parseDotenv).
+ */
 export function readToolsEnv(root: string = repoRoot()): Record<string, string> {
-  let text: string;
   try {
-    text = fs.readFileSync(path.join(root, '.saasbench', 'tools.env'), 'utf8');
+    return parseDotenv(fs.readFileSync(path.join(root, '.saasbench', 'tools.env'), 'utf8'));
   } catch {
     return {};
   }
-  const out: Record<string, string> = {};
-  for (const raw of text.split('\n')) {
-    const line = raw.trim();
-    if (!line || line.startsWith('#')) continue;
-    const eq = line.indexOf('=');
-    if (eq <= 0) continue;
-    let value = line.slice(eq + 1).trim();
-    if (value.length >= 2 && (value[0] === '"' || value[0] === "'") && value.endsWith(value[0])) {
-      value = value.slice(1, -1);
-    }
-    out[line.slice(0, eq).trim()] = value;
-  }
-  return out;
 }
 
 function isExecutable(p: string): boolean {

@@ -60,7 +60,7 @@ beforeEach(() => {
   hits.length = 0;
 });
 
-const judge = () => createJudge({ provider: 'anthropic', apiKey: 'sk-test-judge-key', baseUrl: fake.url, model: 'judge-model', cacheDir: null, backoffMs: 5, maxAttempts: 2 });
+const judge = () => createJudge({ provider: 'anthropic', apiKey: 'sk-test-judge-key', baseUrl: fake.url, model: 'judge-model', cacheDir: null, maxAttempts: 2 });
 
 /** A workspace of three files under /app and one config file outside it. */
 const FILES: Record<string, string> = {

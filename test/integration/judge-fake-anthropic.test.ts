@@ -29,7 +29,7 @@ beforeEach(() => {
   clearJudgeMemoryCache();
 });
 
-const judge = (o: Partial<JudgeOptions> = {}) => createJudge({ provider: 'anthropic', apiKey: 'sk-test-judge-key', baseUrl: fake.url, model: 'judge-model', cacheDir, backoffMs: 5, maxAttempts: 3, ...o });
+const judge = (o: Partial<JudgeOptions> = {}) => createJudge({ provider: 'anthropic', apiKey: 'sk-test-judge-key', baseUrl: fake.url, model: 'judge-model', cacheDir, maxAttempts: 3, ...o });
 
 /** A one-node llm-judge chain with last-response evidence (unique per call, so no cache hits unless wanted). */
 function judgeNode(maxScore: number, evidence = `evidence ${++seq}`): { node: DagNode; env: (j: JudgePort) => PrimitiveEnv; evidence: string } {
@@ -104,7 +104,7 @@ describe('P17 against a fake Anthropic judge on 127.0.0.1', () => {
     const run = await runJudgeNode(judge(), 6);
     assert.equal(run.status, 'SKIPPED_LLM');
     assert.equal(fake.calls.length, 3, 'maxAttempts transport attempts');
-    assert.ok(Date.now() - started >= 5 + 10, 'backed off between attempts');
+    assert.ok(Date.now() - started >= 300, 'the SDK backed off between attempts (0.5 s, then 1 s, less up to 25 % jitter)');
     const outcome = (id: string, status: NodeOutcome['status'], score: number, maxScore: number, method: NodeOutcome['method']): NodeOutcome => ({ nodeId: id, status, score, maxScore, method, category: 'X', subcategory: '', message: '', exports: {}, durationMs: 0 });
     const s = scoreTask([outcome('A', 'PASSED', 4, 4, 'binary'), outcome('B', 'FAILED', 0, 4, 'binary'), outcome('J', run.status, run.score, 6, 'llm-judge')], {});
     assert.equal(s.overall.maxScore, 8, 'the judge node left the denominator');
@@ -116,6 +116,16 @@ describe('P17 against a fake Anthropic judge on 127.0.0.1', () => {
     fake.setHandler((c) => (c.n === 1 ? { status: 429, headers: { 'retry-after': '0' } } : { text: '{"score": 2, "reasoning": "x"}' }));
     const run = await runJudgeNode(judge());
     assert.deepEqual([run.status, run.score, fake.calls.length], ['PASSED', 2, 2]);
+  });
+
+  test('a Retry-After beyond 60 s is not slept on: the SDK backs off as usual; every attempt is counted', async () => {
+    fake.setHandler((c) => (c.n === 1 ? { status: 429, headers: { 'retry-after': '3600' } } : { text: '{"score": 1, "reasoning": "x"}' }));
+    const j = judge({ cacheDir: null });
+    const started = Date.now();
+    const v = await j.judge({ rubric: 'long retry-after', maxScore: 5, evidence: { text: 'x' } });
+    assert.deepEqual(v.skipped ? null : v.score, 1);
+    assert.ok(Date.now() - started < 10_000, 'did not wait an hour');
+    assert.equal(j.requests, 2, 'the retry is a request too');
   });
 
   test('401 (bad key) is not retried: SKIPPED_LLM at once', async () => {
@@ -199,5 +209,22 @@ describe('P17 against a fake Anthropic judge on 127.0.0.1', () => {
     } finally {
       process.env = saved;
     }
+  });
+
+  test('OpenAI-compatible endpoint: 503 retried by the SDK, 400 refused at once, outage → skipped', async () => {
+    const oj = (o: Partial<JudgeOptions> = {}) => judge({ provider: 'openai', baseUrl: `${fake.url}/v1`, apiKey: 'sk-openai-test', cacheDir: null, ...o });
+    fake.setHandler((c) => (c.n === 1 ? { status: 503 } : { text: '{"score": 3, "reasoning": "after a retry"}' }));
+    const ok = await oj().judge({ rubric: 'openai retry', maxScore: 5, evidence: { text: 'x' } });
+    assert.deepEqual([ok.skipped ? null : ok.score, fake.calls.length, fake.calls[1].api], [3, 2, 'openai']);
+    fake.reset();
+    fake.setHandler(() => ({ status: 400 }));
+    const refused = await oj().judge({ rubric: 'openai refused', maxScore: 5, evidence: { text: 'x' } });
+    assert.ok(refused.skipped && /refused the request \(HTTP 400/.test(refused.reason), JSON.stringify(refused));
+    assert.equal(fake.calls.length, 1);
+    fake.reset();
+    fake.setHandler(() => ({ status: 529 }));
+    const down = await oj({ maxAttempts: 2 }).judge({ rubric: 'openai down', maxScore: 5, evidence: { text: 'x' } });
+    assert.ok(down.skipped && /unavailable after 2 attempts \(HTTP 529/.test(down.reason), JSON.stringify(down));
+    assert.equal(fake.calls.length, 2);
   });
 });

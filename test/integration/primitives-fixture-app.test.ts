@@ -65,7 +65,7 @@ before(async () => {
     }),
   ]);
   clearJudgeMemoryCache();
-  judge = createJudge({ provider: 'anthropic', apiKey: 'sk-fixture-judge', baseUrl: fake.url, model: 'fixture-judge', cacheDir: null, backoffMs: 5 });
+  judge = createJudge({ provider: 'anthropic', apiKey: 'sk-fixture-judge', baseUrl: fake.url, model: 'fixture-judge', cacheDir: null });
 });
 
 after(async () => {

@@ -8,12 +8,16 @@ import { join } from 'node:path';
 import { CLAUDE_ALLOWED_TOOLS, CLAUDE_CODE_PIN, claudeArgs, claudeCodeAgent } from '../../src/agents/claude-code';
 import { CODEX_PIN, codexAgent, codexConfig } from '../../src/agents/codex';
 import { openhandsAgent } from '../../src/agents/openhands';
+import { parse } from 'smol-toml';
 import { nativeBinary, wantedVersion } from '../../src/agents/install';
 import { auditTranscript } from '../../src/agents/integrity';
 import { checkAgentModel, resolveModel, upstreamOf } from '../../src/agents/models';
 import type { Trajectory } from '../../src/agents/trajectory/types';
 import { emptyTotals } from '../../src/agents/trajectory/types';
 import type { AgentContext } from '../../src/agents/types';
+
+/** TOML parsed into plain objects (smol-toml makes null-prototype tables). */
+const parseToml = (text: string): Record<string, unknown> => JSON.parse(JSON.stringify(parse(text)));
 
 function withEnv<T>(vars: Record<string, string | undefined>, f: () => T): T {
   const old: Record<string, string | undefined> = {};
@@ -136,6 +140,23 @@ test('codex command and config.toml: exec flags, no phone-home, responses provid
     assert.match(r!.script, /'exec' 'resume' '--disable' .* '-m' 'gpt-5\.4' 't-9' 'Your previous session/);
   });
   withEnv({ SAASBENCH_AGENT_CLI_RETRIES: '0' }, () => assert.match(codexConfig(resolveModel('gpt-5.4'), 'http://x').text, /request_max_retries = 0\nstream_max_retries = 0/));
+});
+
+test('codex config.toml parses back to the very object recorded as applied', () => {
+  for (const retries of [undefined, '0']) {
+    withEnv({ SAASBENCH_AGENT_CLI_RETRIES: retries }, () => {
+      for (const id of ['gpt-5.4', 'gpt-5.1-codex']) {
+        let m;
+        try {
+          m = resolveModel(id);
+        } catch {
+          continue;
+        }
+        const { text, applied } = codexConfig(m, 'http://172.18.0.1:40000');
+        assert.deepEqual(parseToml(text), applied, `${id} retries=${retries}`);
+      }
+    });
+  }
 });
 
 function traj(commands: string[], extra: { name: string; input: Record<string, unknown> }[] = []): Trajectory {

@@ -6,6 +6,10 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { repoRoot } from '../../src/paths';
 import { resolveModel } from '../../src/agents/models';
+import { parse } from 'smol-toml';
+
+/** TOML parsed into plain objects (smol-toml makes null-prototype tables). */
+const parseToml = (text: string): Record<string, unknown> => JSON.parse(JSON.stringify(parse(text)));
 import { litellmModel, openhandsAgent, openhandsConfig, openhandsTask } from '../../src/agents/openhands';
 import { openhandsTrajectory, trajectoryFromStdout } from '../../src/agents/openhands/trajectory';
 import type { AgentContext } from '../../src/agents/types';
@@ -17,16 +21,24 @@ const stdout = `12:00:01 - openhands:INFO: lots of logging\n${BEGIN}\n${raw}\n${
 
 test('openhands config.toml: the paper\'s settings, the relay as base_url with the relay token, MCP and browsing off', () => {
   const { text } = openhandsConfig(resolveModel('claude-sonnet-4-5'), { baseUrl: 'http://127.0.0.1:41000', token: 'sk-saasbench-relay-x' });
-  for (const line of ['max_iterations = 500', 'default_agent = "CodeActAgent"', 'runtime = "local"', 'model = "anthropic/claude-sonnet-4-5-20250929"', 'base_url = "http://127.0.0.1:41000"', 'api_key = "sk-saasbench-relay-x"', 'temperature = 0.0', 'num_retries = 5', 'retry_min_wait = 10', 'retry_max_wait = 60', 'enable_mcp = false', 'enable_browsing = false', 'enable_jupyter = true', 'timeout = 900']) {
+  for (const line of ['max_iterations = 500', 'default_agent = "CodeActAgent"', 'runtime = "local"', 'model = "anthropic/claude-sonnet-4-5-20250929"', 'base_url = "http://127.0.0.1:41000"', 'api_key = "sk-saasbench-relay-x"', 'temperature = 0', 'num_retries = 5', 'retry_min_wait = 10', 'retry_max_wait = 60', 'enable_mcp = false', 'enable_browsing = false', 'enable_jupyter = true', 'timeout = 900']) {
     assert.ok(text.split('\n').includes(line), line);
   }
   assert.match(text, /\[core\][\s\S]*\[llm\][\s\S]*\[agent\][\s\S]*\[sandbox\]/);
   const gem = openhandsConfig(resolveModel('gemini-3-pro'), { baseUrl: 'http://127.0.0.1:41000', token: 't' }).text;
   assert.match(gem, /^model = "openai\/gemini-3-pro-preview"$/m);
   assert.match(gem, /^max_output_tokens = 65536$/m);
-  assert.match(gem, /^completion_kwargs = \{ thinking = \{ type = "enabled", budget_tokens = 8192 \} \}$/m);
-  assert.match(openhandsConfig(resolveModel('gpt-5.4'), { baseUrl: 'x', token: 't' }).text, /^temperature = 1\.0\nnum_retries/m);
+  assert.deepEqual((parseToml(gem).llm as Record<string, unknown>).completion_kwargs, { thinking: { type: 'enabled', budget_tokens: 8192 } });
+  assert.equal((parseToml(openhandsConfig(resolveModel('gpt-5.4'), { baseUrl: 'x', token: 't' }).text).llm as Record<string, unknown>).temperature, 1);
   assert.equal(litellmModel(resolveModel('gpt-5.4')), 'openai/gpt-5.4');
+});
+
+test('openhands config.toml parses back to the applied record (plus the relay token, kept out of the record)', () => {
+  for (const id of ['claude-sonnet-4-5', 'gemini-3-pro', 'gpt-5.4']) {
+    const { text, applied } = openhandsConfig(resolveModel(id), { baseUrl: 'http://127.0.0.1:41000', token: 'sk-saasbench-relay-x' });
+    assert.deepEqual(parseToml(text), { ...applied, llm: { ...applied.llm, api_key: 'sk-saasbench-relay-x' } }, id);
+    assert.doesNotMatch(JSON.stringify(applied), /sk-saasbench-relay/, 'no token in the record');
+  }
 });
 
 test('openhands task file: the prompt plus where to work (the app container through docker exec)', () => {

@@ -70,7 +70,7 @@ test('a bad search attribute type names the nested key path', () => {
 
 test('unknown keys are rejected, not ignored', () => {
   const err = configError('port: 7233\nprot: 7234\n');
-  assert.deepEqual(err.problems, ['prot: unknown key']);
+  assert.deepEqual(err.problems, ['prot: unknown key "prot"']);
 });
 
 test('invalid YAML names the file', () => {
@@ -136,6 +136,9 @@ test('tool lookup: env var, then tools.env, then PATH, then venv; clear error ot
     const listed = exe(path.join(root, 'listed/temporal-test-server'));
     fs.writeFileSync(path.join(root, '.saasbench/tools.env'), `# generated\nTEMPORAL_TEST_SERVER_BIN=${listed}\n`);
     assert.deepEqual(readToolsEnv(root), { TEMPORAL_TEST_SERVER_BIN: listed });
+    fs.writeFileSync(path.join(root, '.saasbench/tools.env'), `# generated\n\nexport A="/opt/with space/bin"\nB='/x'  # note\nC = /y\n`);
+    assert.deepEqual(readToolsEnv(root), { A: '/opt/with space/bin', B: '/x', C: '/y' }, 'dotenv: export, quotes, comments, spaces around =');
+    fs.writeFileSync(path.join(root, '.saasbench/tools.env'), `# generated\nTEMPORAL_TEST_SERVER_BIN=${listed}\n`);
     assert.equal(temporalTestServerBin({ root, env: { PATH: path.join(root, 'pathdir') } }), listed);
     // explicit env var beats all; a wrong explicit path is an error, not a silent fallback
     assert.equal(temporalBin({ root, env: { PATH: '', TEMPORAL_BIN: onPath } }), onPath);

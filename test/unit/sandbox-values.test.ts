@@ -1,4 +1,5 @@
 import { test } from 'node:test';
+import { parse as parseDotenvPackage } from 'dotenv';
 import assert from 'node:assert/strict';
 import {
   interpolate,
@@ -40,6 +41,14 @@ test('dotenv parsing', () => {
     ['# comment', 'A=1', 'export B=two words', 'C="quoted # not comment"', "D='single $x'", 'E=val # comment', 'F=', 'G="multi', 'line"', 'noequals'].join('\n'),
   );
   assert.deepEqual(env, { A: '1', B: 'two words', C: 'quoted # not comment', D: 'single $x', E: 'val', F: '', G: 'multi\nline' });
+});
+
+test('compose env files keep compose rules where the dotenv package differs', () => {
+  const text = ['H=a#b', 'Q="say \\"hi\\" \\\\ done"', 'B=`tick`'].join('\n');
+  assert.deepEqual(parseDotenv(text), { H: 'a#b', Q: 'say "hi" \\ done', B: '`tick`' });
+  const pkg = parseDotenvPackage(text);
+  assert.equal(pkg.H, 'a', 'dotenv cuts at # (compose does not): the reason compose files keep their own parser');
+  assert.equal(pkg.B, 'tick', 'dotenv takes backticks as quotes');
 });
 
 test('port parsing keeps only the container side', () => {

@@ -8,7 +8,8 @@ import type { Trajectory } from '../../src/agents/trajectory/types';
 import { formatCommanderError } from '../../src/cli/options';
 import { isolationPolicyIssues, stackIsolation, DEFAULT_AGENT_LIMITS } from '../../src/sandbox/isolation';
 import type { ComposeProject } from '../../src/sandbox';
-import { allowedBy, isInternalAddress, parseAllow } from '../../src/security/egress-proxy';
+import { allowedBy, parseAllow } from '../../src/security/egress-proxy';
+import { canonicalAddress, isInternalAddress, isLoopbackHost } from '../../src/net-address';
 import { firewallNames } from '../../src/sandbox/firewall';
 import { knowledgeBaseIssues } from '../../src/tasks/knowledge-base';
 import { TaskManifestSchema } from '../../src/tasks/manifest-schema';
@@ -32,7 +33,34 @@ test('internal addresses are refused even behind an allowlisted name', () => {
     assert.ok(isInternalAddress(ip, new Set()), ip);
   }
   for (const ip of ['151.101.0.162', '172.32.0.1', '2606:4700::1111']) assert.ok(!isInternalAddress(ip, new Set()), ip);
-  assert.ok(isInternalAddress('203.0.113.9', new Set(['203.0.113.9'])), "the worker host's own addresses");
+  assert.ok(!isInternalAddress('151.101.0.163', new Set()));
+  assert.ok(isInternalAddress('151.101.0.163', new Set(['151.101.0.163'])), "the worker host's own addresses");
+  assert.ok(isInternalAddress('::ffff:9765:a3', new Set(['151.101.0.163'])), 'own addresses in a mapped notation');
+  for (const ip of ['203.0.113.9', '255.255.255.255', '::', '64:ff9b::7f00:1', '2002:7f00:1::']) assert.ok(isInternalAddress(ip, new Set()), `${ip}: reserved or an embedded IPv4 address`);
+  assert.ok(!isInternalAddress('registry.npmjs.org'), 'a name is no address');
+});
+
+test('IPv4-mapped IPv6 is classified as its IPv4 address, in every notation', () => {
+  for (const ip of ['::ffff:127.0.0.1', '::ffff:7f00:1', '[::ffff:127.0.0.1]', '0:0:0:0:0:ffff:7f00:0001', '::FFFF:7F00:1', '[0:0:0:0:0:ffff:7f00:1]']) {
+    assert.equal(canonicalAddress(ip), '127.0.0.1', ip);
+    assert.ok(isInternalAddress(ip), ip);
+    assert.ok(isLoopbackHost(ip), ip);
+  }
+  for (const ip of ['::ffff:10.0.0.5', '::ffff:a00:5', '0:0:0:0:0:ffff:0a00:0005']) {
+    assert.equal(canonicalAddress(ip), '10.0.0.5', ip);
+    assert.ok(isInternalAddress(ip), ip);
+    assert.ok(!isLoopbackHost(ip), `${ip} is private, not loopback`);
+  }
+  for (const ip of ['::ffff:151.101.0.162', '::ffff:9765:a2']) {
+    assert.equal(canonicalAddress(ip), '151.101.0.162', ip);
+    assert.ok(!isInternalAddress(ip), `${ip} is a public address`);
+  }
+});
+
+test('loopback hosts: names and every notation of a loopback or unspecified address', () => {
+  for (const h of ['localhost', 'LOCALHOST', 'app.localhost', '127.0.0.1', '127.0.0.2', '127.1', '0.0.0.0', '::1', '[::1]', '[0:0:0:0:0:0:0:1]', '[::ffff:127.0.0.1]']) assert.ok(isLoopbackHost(h), h);
+  for (const h of ['example.com', '10.0.0.1', '[fd00::1]', 'localhost.example.com', 'host.docker.internal']) assert.ok(!isLoopbackHost(h), h);
+  assert.ok(isLoopbackHost('host.docker.internal', ['host.docker.internal']), 'extra names a caller accepts');
 });
 
 test('firewall names fit the kernel limits and are stable', () => {

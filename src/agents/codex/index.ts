@@ -8,6 +8,7 @@
  * phone-home (github.com, chatgpt.com). Resume: `codex exec resume <thread_id> <prompt>`.
  */
 import { join } from 'node:path';
+import { stringify as stringifyToml } from 'smol-toml';
 import { AgentConfigError } from '../../errors';
 import { writeJson } from '../../runs/files';
 import { shQuote } from '../../shell';
@@ -23,24 +24,30 @@ export const RELAY_TOKEN_ENV = 'SAASBENCH_RELAY_TOKEN';
 export const RESUME_PROMPT = 'Your previous session was interrupted. Continue the task from where you left off, then make sure the server is running on the designated port.';
 const COMMON = ['--disable', 'plugins', '-c', 'analytics.enabled=false', '--json', '--skip-git-repo-check', '--dangerously-bypass-approvals-and-sandbox'];
 
-const toml = (s: string) => JSON.stringify(s);
-
-/** The generated $CODEX_HOME/config.toml (no secret in it: the relay token comes from the environment). */
+/**
+ * The generated $CODEX_HOME/config.toml, as one object: the TOML is written from it (smol-toml) and
+ * the same object is the "applied" record in agent/model-settings.json, so the record cannot drift
+ * from the file. No secret in it: the relay token comes from the environment (env_key).
+ */
 export function codexConfig(m: ResolvedModel, relayUrl: string): { text: string; applied: Record<string, unknown> } {
-  const applied: Record<string, unknown> = { model: m.snapshot };
-  const lines = [`model = ${toml(m.snapshot)}`, 'model_provider = "saasbench"'];
-  if (m.reasoningEffort) {
-    lines.push(`model_reasoning_effort = ${toml(m.reasoningEffort)}`);
-    applied.model_reasoning_effort = m.reasoningEffort;
-  }
-  lines.push('', '[model_providers.saasbench]', 'name = "saasbench relay"', `base_url = ${toml(relayUrl)}`, `env_key = ${toml(RELAY_TOKEN_ENV)}`, 'wire_api = "responses"');
   const retries = cliRetries();
-  if (retries !== null) {
-    lines.push(`request_max_retries = ${retries}`, `stream_max_retries = ${retries}`);
-    applied.request_max_retries = applied.stream_max_retries = retries;
-  }
-  lines.push('', '[features]', 'plugins = false', '', '[analytics]', 'enabled = false', '');
-  return { text: lines.join('\n'), applied };
+  const applied = {
+    model: m.snapshot,
+    model_provider: 'saasbench',
+    ...(m.reasoningEffort ? { model_reasoning_effort: m.reasoningEffort } : {}),
+    model_providers: {
+      saasbench: {
+        name: 'saasbench relay',
+        base_url: relayUrl,
+        env_key: RELAY_TOKEN_ENV,
+        wire_api: 'responses',
+        ...(retries !== null ? { request_max_retries: retries, stream_max_retries: retries } : {}),
+      },
+    },
+    features: { plugins: false },
+    analytics: { enabled: false },
+  };
+  return { text: stringifyToml(applied), applied };
 }
 
 function launchWith(ctx: AgentContext, resumeThread: string | null, prompt: string): AgentLaunch {

@@ -6,6 +6,7 @@ import { resolveTemplates } from '../template';
 import type { CredentialsRequest, ExecResult, RoleCredentials, RolesPort } from '../types';
 import { LoginRefused, performLogin, performSetupRequest, RoleError } from './login';
 import { LoginSchema, type CredentialKind, type LoginOverride, type RoleDecl, type RolesDecl } from '../../model/roles';
+import { zodIssueText } from '../../zod-issues';
 
 export { LoginRefused, RoleError } from './login';
 
@@ -102,7 +103,7 @@ export function rolesPort(decl: RolesDecl, deps: RolesDeps): RolesPort {
 
   async function login(role: string, r: RoleDecl, override: LoginOverride | undefined, send: Record<string, string> | undefined, local: Record<string, Json>): Promise<RoleCredentials> {
     const merged = LoginSchema.safeParse({ ...(r.login ?? {}), ...(override ?? {}) });
-    if (!merged.success) throw new RoleError(`role "${role}": the login is incomplete: ${merged.error.issues.map((i) => `${i.path.join('.') || '(login)'}: ${i.message}`).join('; ')}`);
+    if (!merged.success) throw new RoleError(`role "${role}": the login is incomplete: ${zodIssueText(merged.error, { root: '(login)' })}`);
     const l = tpl(merged.data, local, `role ${role}: login`);
     if (l.basic) {
       if (typeof local.username !== 'string' || typeof local.password !== 'string') throw new RoleError(`role "${role}": a login with basic: true needs a username and a password`);

@@ -2,6 +2,7 @@ import { hasHeader, HttpTransportError, sendRaw, type RawResponse } from '../../
 import { capturePublishedIds } from '../published-id-capture';
 import type { PrimitiveContext, PrimitiveEnv } from '../types';
 import { absorbSetCookie, chainAuth, withSession } from './session';
+import { isLoopbackHost } from '../../net-address';
 
 export interface SessionRequest {
   method: string;
@@ -46,8 +47,6 @@ export class RequestSetupError extends Error {
   }
 }
 
-const LOOPBACK = new Set(['localhost', '127.0.0.1', '0.0.0.0', '[::1]', '::1', 'host.docker.internal']);
-
 /**
  * Where a path or absolute URL is sent. A path goes to the app. An absolute URL is a published
  * DAG's view of the stack from the host (`http://localhost:9201/_cluster/health`): its host must be
@@ -67,7 +66,7 @@ export function resolveTarget(env: PrimitiveEnv, pathOrUrl: string): { baseUrl: 
   const path = (u.pathname || '/') + u.search;
   const app = new URL(env.baseUrl);
   if (u.origin === app.origin) return { baseUrl: env.baseUrl, path, app: true };
-  if (!LOOPBACK.has(u.hostname)) throw new RequestSetupError(`${pathOrUrl}: evaluation requests only go to the task's own stack (host ${u.hostname} is not local)`);
+  if (!isLoopbackHost(u.hostname, ['host.docker.internal'])) throw new RequestSetupError(`${pathOrUrl}: evaluation requests only go to the task's own stack (host ${u.hostname} is not local)`);
   const port = Number(u.port || (u.protocol === 'https:' ? 443 : 80));
   const base = env.hostPortUrl?.(port);
   if (!base) throw new RequestSetupError(`${pathOrUrl}: no service of this task's stack publishes host port ${port}`);

@@ -1,4 +1,5 @@
 /** The HTML shell shared by the rollout and sweep reports: inline CSS, no scripts, no external URLs. */
+import { formatDuration } from '../../model/duration';
 
 export function esc(s: unknown): string {
   return String(s ?? '').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
@@ -8,13 +9,8 @@ export function fmtPct(x: number | null | undefined, digits = 1): string {
   return x === null || x === undefined || Number.isNaN(x) ? '–' : (Math.round(x * 10 ** digits) / 10 ** digits).toFixed(digits);
 }
 
-export function fmtMs(ms: number | undefined): string {
-  if (ms === undefined) return '–';
-  const s = Math.round(ms / 1000);
-  if (s >= 3600) return `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, '0')}m`;
-  if (s >= 60) return `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s`;
-  return `${(ms / 1000).toFixed(1)}s`;
-}
+/** Durations in the reports: the project's one formatter (src/model/duration.ts). */
+export const fmtMs = formatDuration;
 
 /** A cell whose background follows the score (red → green), for tables of percentages. */
 export function pctCell(x: number | null | undefined): string {

@@ -2,6 +2,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { InputIssue } from '../../errors';
 import type { ComposeProject } from '../../sandbox/compose-schema';
+import { parseDotenv } from '../../sandbox/interpolate';
+import { isLoopbackHost } from '../../net-address';
 import type { Dag } from '../../model/dag';
 import type { DatabaseTarget } from '../../model/database';
 import type { RawCompose } from './compose';
@@ -16,17 +18,9 @@ import type { RawCompose } from './compose';
  */
 type Env = Record<string, string>;
 
-function parseDotenv(file: string): Env {
-  const env: Env = {};
-  if (!existsSync(file)) return env;
-  for (const line of readFileSync(file, 'utf8').split(/\r?\n/)) {
-    const m = /^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*)$/.exec(line);
-    if (!m) continue;
-    let v = m[2].trim();
-    if ((v.startsWith('"') && v.endsWith('"')) || (v.startsWith("'") && v.endsWith("'"))) v = v.slice(1, -1);
-    env[m[1]] = v;
-  }
-  return env;
+/** A compose env_file, read with compose's rules (the sandbox's parser); missing → {}. */
+function readEnvFile(file: string): Env {
+  return existsSync(file) ? parseDotenv(readFileSync(file, 'utf8')) : {};
 }
 
 /** `${X}`, `${X:-d}`, `${X-d}`, `$X` from `vars` (compose interpolation, enough for credentials). */
@@ -46,7 +40,7 @@ function rawEnv(svc: Record<string, unknown>, dockerDir: string, vars: Env): Env
     const path = typeof f === 'string' ? f : (f as { path?: string })?.path;
     if (typeof path !== 'string') continue;
     const abs = join(dockerDir, path);
-    Object.assign(env, parseDotenv(existsSync(abs) ? abs : `${abs}.example`));
+    Object.assign(env, readEnvFile(existsSync(abs) ? abs : `${abs}.example`));
   }
   const e = svc.environment;
   if (Array.isArray(e)) {
@@ -95,7 +89,7 @@ function serverOf(service: string, image: string, env: Env, allEnv: Env[]): Data
 }
 
 export function publishedDatabases(raw: RawCompose, project: ComposeProject | undefined, dockerDir: string): { database?: DatabaseTarget; databases?: Record<string, DatabaseTarget> } {
-  const vars: Env = { ...parseDotenv(join(dockerDir, '.env.example')), ...parseDotenv(join(dockerDir, '.env')) };
+  const vars: Env = { ...readEnvFile(join(dockerDir, '.env.example')), ...readEnvFile(join(dockerDir, '.env')) };
   const services = Object.entries(raw.services ?? {});
   const envOf = (name: string, svc: Record<string, unknown>): Env => project?.services[name]?.environment ?? rawEnv(svc, dockerDir, vars);
   const envs = services.map(([name, svc]) => envOf(name, svc as Record<string, unknown>));
@@ -110,7 +104,7 @@ export function publishedDatabases(raw: RawCompose, project: ComposeProject | un
     services.forEach(([name], i) => {
       for (const v of Object.values(envs[i])) {
         const u = v.startsWith('mongodb://') ? fromUrl(v) : undefined;
-        if (u && ['localhost', '127.0.0.1'].includes(u.host) && !found.some((d) => d.service === name && d.kind === 'mongodb')) {
+        if (u && isLoopbackHost(u.host) && !found.some((d) => d.service === name && d.kind === 'mongodb')) {
           found.push({ kind: 'mongodb', service: name, port: u.port, user: u.user, password: u.password, name: u.name || 'test', auth_source: u.authSource ?? 'admin' });
         }
       }

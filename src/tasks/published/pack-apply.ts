@@ -4,7 +4,7 @@ import { findPrimitive } from '../../primitives/registry';
 import { leavesResponse, requestMatches } from '../../primitives/step-captures';
 import type { SetupItem } from '../../model/setup';
 import { produced } from '../placeholders';
-import { zodInputIssues } from '../zod-issues';
+import { zodInputIssues } from '../../zod-issues';
 import type { PackCapture } from './pack';
 
 const isObj = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);

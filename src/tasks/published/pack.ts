@@ -10,7 +10,7 @@ import { CLOCK_FAMILIES } from '../../primitives/run-clock';
 import { SetupItemSchema } from '../../model/setup';
 import { repoRoot } from '../../paths';
 import { DatabaseSchema } from '../../model/database';
-import { zodInputIssues } from '../zod-issues';
+import { zodInputIssues } from '../../zod-issues';
 
 /**
  * What saasbench needs to run one published task beyond its published files, written by us from
