@@ -4,6 +4,7 @@ import * as path from 'node:path';
 import YAML from 'yaml';
 import { z } from 'zod';
 import { repoRoot } from '../paths';
+import { SaasbenchError } from '../errors';
 
 
 // ---------------------------------------------------------------------------------------------
@@ -40,7 +41,8 @@ export const DevServerConfigSchema = z.strictObject({
 });
 export type DevServerConfig = z.infer<typeof DevServerConfigSchema>;
 
-export class DevServerConfigError extends Error {
+export class DevServerConfigError extends SaasbenchError {
+  static override readonly nonRetryable = true;
   override readonly name = 'DevServerConfigError';
   constructor(
     readonly file: string,
@@ -50,7 +52,8 @@ export class DevServerConfigError extends Error {
   }
 }
 
-export class DevServerStartError extends Error {
+export class DevServerStartError extends SaasbenchError {
+  static override readonly nonRetryable = false;
   override readonly name = 'DevServerStartError';
 }
 

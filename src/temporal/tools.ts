@@ -7,8 +7,10 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { repoRoot } from '../paths';
+import { SaasbenchError } from '../errors';
 
-export class ToolNotFoundError extends Error {
+export class ToolNotFoundError extends SaasbenchError {
+  static override readonly nonRetryable = true;
   override readonly name = 'ToolNotFoundError';
   constructor(
     readonly tool: string,

@@ -2,6 +2,7 @@ import { hasHeader, HttpTransportError, sendRaw, type RawResponse } from '../../
 import { capturePublishedIds } from '../published-id-capture';
 import type { PrimitiveContext, PrimitiveEnv } from '../types';
 import { absorbSetCookie, chainAuth, withSession } from './session';
+import { SaasbenchError } from '../../errors';
 
 export interface SessionRequest {
   method: string;
@@ -39,7 +40,8 @@ export interface SessionResponse extends RawResponse {
 }
 
 /** A request that cannot be sent as written (unknown host port, CSRF token missing): the step fails with this message. */
-export class RequestSetupError extends Error {
+export class RequestSetupError extends SaasbenchError {
+  static override readonly nonRetryable = true;
   constructor(message: string) {
     super(message);
     this.name = 'RequestSetupError';
