@@ -149,6 +149,16 @@ export function describeFailure(err: unknown): string {
   return `${failureType(err)}: ${rootMessage(err).trim()}`;
 }
 
+/**
+ * Trouble of the worker's host (Docker daemon, filesystem), not of the system under test: an
+ * evaluation that hits it is retried by the activity policy instead of being the node's result.
+ */
+export const INFRA_TYPES: readonly ErrorType[] = ['InfraError', 'SandboxInfraError'];
+
+export function isInfraFailure(err: unknown): boolean {
+  return isFailureOf(err, ...INFRA_TYPES);
+}
+
 /** true for an error (local, or an ApplicationFailure across Temporal) of one of the given classes */
 export function isFailureOf(err: unknown, ...types: ErrorType[]): boolean {
   return (types as string[]).includes(failureType(err));

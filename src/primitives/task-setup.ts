@@ -4,7 +4,7 @@ import { registerSecret } from '../log';
 import type { DagNode } from '../model/dag';
 import { runNode } from './run-chain';
 import type { PrimitiveEnv, TaskSetupPort } from './types';
-import { SaasbenchError } from '../errors';
+import { SaasbenchError, isInfraFailure } from '../errors';
 
 
 /** Runs per running system (cache key: the stack's project); a failure is forgotten so a later node retries. */
@@ -54,6 +54,8 @@ export function taskSetupPort(items: readonly SetupItem[], cacheKey: string): Ta
         try {
           Object.assign(values, await p);
         } catch (e) {
+          // host trouble is retried with the whole node (run-chain), not recorded as a setup failure
+          if (isInfraFailure(e)) throw e;
           failures.push((e as Error).message);
         }
       }
