@@ -14,6 +14,7 @@ import { envImageMap, preflightTask } from './preflight';
 import { ImagePreflightError } from '../sandbox';
 import { loadRunnableTask } from '../tasks/load';
 import { followSweep, printSweepResult, sweepIdOf } from './watch';
+import { resultRidingRestarts } from './follow';
 
 /** Parse a sweep file (.json, or YAML for anything else) into its raw object; syntax errors name the file and line. */
 export function readSweepFile(file: string): unknown {
@@ -123,7 +124,7 @@ export async function sweepCommand(fileArg: string, o: SweepCommandOptions): Pro
       `${attached ? 'attached to the running' : 'started'} ${workflowId}${target.uiUrl ? `\n  Temporal UI: ${target.uiUrl}/namespaces/${target.namespace}/workflows/${encodeURIComponent(workflowId)}` : ''}\n`,
     );
     if (o.detach) return 0;
-    const result = handle.result() as Promise<SweepResult>;
+    const result = resultRidingRestarts<SweepResult>(handle);
     await followSweep(client, handle, { until: result });
     const r = await result;
     if (o.json) process.stdout.write(`${JSON.stringify(r.benchmark, null, 2)}\n`);

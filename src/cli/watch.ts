@@ -5,6 +5,7 @@ import { leaderboardText } from '../report/sweep-export';
 import { connectClient } from '../temporal/connection';
 import { temporalTarget } from './temporal-target';
 import { InvalidInputError } from '../errors';
+import { isServerUnreachable, resultRidingRestarts } from './follow';
 
 /**
  * `saasbench watch <sweep>`: the sweep's progress query, plus each running rollout's own progress
@@ -110,6 +111,7 @@ export async function followSweep(client: Client, handle: WorkflowHandle, o: Wat
   const seen = new Map<string, string>();
   let lastHeader = '';
   let last: Snapshot | null = null;
+  let away = false;
   for (;;) {
     const s = await snapshot(client, handle, o.maxRolloutQueries);
     if (s) {
@@ -130,7 +132,13 @@ export async function followSweep(client: Client, handle: WorkflowHandle, o: Wat
       }
     }
     if (o.once || settled) return last;
-    const d = await handle.describe().catch(() => null);
+    // a Temporal restart: say so once, keep following (the sweep goes on meanwhile)
+    const d = await handle.describe().catch((err: unknown) => {
+      if (isServerUnreachable(err) && !away) out.write('saasbench: Temporal server unreachable; retrying until it is back\n');
+      away = away || isServerUnreachable(err);
+      return null;
+    });
+    if (d) away = false;
     if (d && d.status.name !== 'RUNNING') return last;
     await Promise.race([new Promise((r) => setTimeout(r, o.intervalMs ?? 2000)), o.until?.catch(() => undefined) ?? new Promise(() => undefined)]);
   }
@@ -150,7 +158,7 @@ export async function watchCommand(nameOrId: string, o: { once?: boolean; interv
       if (o.once) return 0;
     }
     const final = await handle.describe();
-    if (final.status.name === 'COMPLETED') printSweepResult((await handle.result()) as SweepResult, process.stdout);
+    if (final.status.name === 'COMPLETED') printSweepResult(await resultRidingRestarts<SweepResult>(handle), process.stdout);
     else process.stdout.write(`${handle.workflowId} is ${final.status.name.toLowerCase()}\n`);
     return 0;
   } finally {
