@@ -159,6 +159,16 @@ export function isInfraFailure(err: unknown): boolean {
   return isFailureOf(err, ...INFRA_TYPES);
 }
 
+/**
+ * Failures that mean the rollout never ran: the agent or the input was misconfigured before any
+ * work happened. The sweep records these as "not run: <reason>" and leaves them out of averages.
+ */
+export const NOT_RUN_TYPES: readonly ErrorType[] = ['AgentConfigError', 'InvalidInputError', 'ComposeError', 'ImageMissingError', 'ImagePreflightError', 'ImageMapError', 'SandboxInputError'];
+
+export function notRunReason(err: unknown): string | undefined {
+  return isFailureOf(err, ...NOT_RUN_TYPES) ? describeFailure(err).slice(0, 500) : undefined;
+}
+
 /** true for an error (local, or an ApplicationFailure across Temporal) of one of the given classes */
 export function isFailureOf(err: unknown, ...types: ErrorType[]): boolean {
   return (types as string[]).includes(failureType(err));

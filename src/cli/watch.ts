@@ -1,6 +1,6 @@
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import type { RolloutProgress } from '../model/rollout';
-import { fmtSecs, sweepWorkflowId, type SweepProgress, type SweepResult, type SweepRolloutProgress } from '../model/sweep';
+import { fmtSecs, rolloutStateLabel, sweepWorkflowId, type SweepProgress, type SweepResult, type SweepRolloutProgress } from '../model/sweep';
 import { leaderboardText } from '../report/sweep-export';
 import { connectClient } from '../temporal/connection';
 import { temporalTarget } from './temporal-target';
@@ -84,8 +84,9 @@ export function rolloutLine(r: SweepRolloutProgress, phase: RolloutProgress | un
     } else what = r.adopted ? 'running (adopted)' : 'running';
     if (r.startedAt) what += ` ${fmtSecs(Math.max(0, Math.round((now - r.startedAt) / 1000)))}`;
   } else if (r.state === 'completed') {
-    what = `completed ${r.scorePct ?? '–'}${r.taxonomy ? ` ${r.taxonomy}` : ''}${r.origin === 'earlier' ? ' (reused)' : ''}`;
-  } else if (r.state !== 'pending') what = `${r.state}${r.error ? `: ${r.error.slice(0, 80)}` : ''}`;
+    what = `${rolloutStateLabel(r)} ${r.scorePct ?? '–'}${r.taxonomy ? ` ${r.taxonomy}` : ''}${r.origin === 'earlier' ? ' (reused)' : ''}`;
+  } else if (r.notRun) what = rolloutStateLabel(r).slice(0, 100);
+  else if (r.state !== 'pending') what = `${r.state}${r.error ? `: ${r.error.slice(0, 80)}` : ''}`;
   return `  ${label(r).padEnd(36)} ${what}`;
 }
 

@@ -28,7 +28,7 @@ import {
 } from '@temporalio/common';
 import type { RetryPolicy } from '@temporalio/common';
 import type * as activities from '../activities';
-import { NON_RETRYABLE } from '../errors';
+import { NON_RETRYABLE, describeFailure, notRunReason } from '../errors';
 import { jsonPath } from '../model/json';
 import { computeBenchmark, summarizeRollout } from '../scoring/benchmark';
 import type { RolloutResult } from '../model/rollout';
@@ -227,7 +227,9 @@ export async function sweepWorkflow(raw: SweepInputRaw, carry?: SweepCarry): Pro
             wake();
             return;
           }
-          settle(e, unscored(e.item, stateOfFailure(err), messageOf(err)));
+          const s = unscored(e.item, stateOfFailure(err), describeFailure(err).slice(0, 500));
+          const notRun = notRunReason(err);
+          settle(e, notRun ? { ...s, notRun } : s);
         }
       })
       .catch(() => undefined);
