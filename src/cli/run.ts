@@ -11,6 +11,7 @@ import { temporalTarget } from './temporal-target';
 import { watchRollout } from './watch-rollout';
 import { resultRidingRestarts } from './follow';
 import { dockerAnswers, envImageMap, imageMapFlags, preflightTask } from './preflight';
+import { rolloutWorkflow } from '../workflows/rollout';
 
 export interface RunOptions {
   task: string;
@@ -62,7 +63,7 @@ export async function runRollout(o: RunOptions): Promise<number> {
   const worker = o.worker ? await startWorker({ address: target.address, namespace: target.namespace }) : undefined;
   try {
     const workflowId = rolloutWorkflowId(input);
-    const handle = await client.workflow.start('rolloutWorkflow', {
+    const handle = await client.workflow.start(rolloutWorkflow, {
       taskQueue: config.sharedQueue(),
       workflowId,
       args: [input],

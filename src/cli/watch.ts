@@ -6,6 +6,8 @@ import { connectClient } from '../temporal/connection';
 import { temporalTarget } from './temporal-target';
 import { InvalidInputError } from '../errors';
 import { isServerUnreachable, resultRidingRestarts } from './follow';
+import { sweepProgressQuery } from '../workflows/sweep';
+import { progressQuery } from '../workflows/rollout';
 
 /**
  * `saasbench watch <sweep>`: the sweep's progress query, plus each running rollout's own progress
@@ -46,13 +48,13 @@ export interface Snapshot {
 }
 
 export async function snapshot(client: Client, handle: WorkflowHandle, maxRolloutQueries = 24): Promise<Snapshot | null> {
-  const progress = await withTimeout(handle.query<SweepProgress>('progress'), 5000);
+  const progress = await withTimeout(handle.query(sweepProgressQuery), 5000);
   if (!progress) return null;
   const running = progress.rollouts.filter((r) => r.state === 'running').slice(0, maxRolloutQueries);
   const phases: Record<string, RolloutProgress> = {};
   await Promise.all(
     running.map(async (r) => {
-      const p = await withTimeout(client.workflow.getHandle(r.workflowId).query<RolloutProgress>('progress'), 3000);
+      const p = await withTimeout(client.workflow.getHandle(r.workflowId).query(progressQuery), 3000);
       if (p) phases[r.workflowId] = p;
     }),
   );

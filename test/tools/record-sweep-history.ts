@@ -13,6 +13,7 @@ import { sweepLookupRollouts, sweepResolveTasks, sweepWriteReport } from '../../
 import { repoRoot } from '../../src/paths';
 import { sweepWorkflowId, type SweepInputRaw } from '../../src/model/sweep';
 import { devServer } from '../helpers/temporal';
+import { sweepWorkflow } from '../../src/workflows/sweep';
 
 const QUEUE = 'record-sweep';
 
@@ -38,7 +39,7 @@ async function main(): Promise<void> {
       evaluation: { parallelism: 1, judge: { enabled: false, model: 'none' } },
     };
     const id = sweepWorkflowId(input.name);
-    await env.client.workflow.execute('sweepWorkflow', { workflowId: id, taskQueue: QUEUE, args: [input] });
+    await env.client.workflow.execute(sweepWorkflow, { workflowId: id, taskQueue: QUEUE, args: [input] });
     const history = await env.client.workflow.getHandle(id).fetchHistory();
     writeFileSync(join(repoRoot(), 'test', 'fixtures', 'histories', 'sweep-fake.json'), historyToJSON(history));
     console.log(`recorded sweep-fake: ${history.events?.length} events`);
