@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Context } from '@temporalio/activity';
 import { bundleWorkflowCode, Worker, type WorkflowBundle } from '@temporalio/worker';
-import { AgentConfigError } from '../../src/errors';
+import { AgentConfigError, failureType } from '../../src/errors';
 import { stopSweepSignal, sweepWorkflow } from '../../src/workflows/sweep';
 import { rolloutStateLabel, sweepWorkflowId, type LookupAnswer, type ResolvedTask, type SweepInputRaw, type SweepResult } from '../../src/model/sweep';
 import type { AgentRunSummary, EvalPlan, Provisioned, RolloutResult } from '../../src/model/rollout';
@@ -32,10 +32,14 @@ const plan: EvalPlan = { taskId: 't1', taskHash: 'h', nodes: [{ id: 'A', prereqs
 const tasks: ResolvedTask[] = [{ path: 'tasks/t1', dir: '/t1', id: 't1', hash: 'h', nodes: 1, maxScore: 1 }];
 
 let n = 0;
-async function runSweep(over: Partial<SweepInputRaw>, agentBehaviour: (agent: string) => Promise<AgentRunSummary>, during?: (h: { signal(req?: { cancelRunning?: boolean }): Promise<void> }) => Promise<void>): Promise<{ result: SweepResult; started: string[] }> {
+/** teardowns of the last runSweep, readable also when the sweep ended Canceled */
+let lastTornDown = 0;
+async function runSweep(over: Partial<SweepInputRaw>, agentBehaviour: (agent: string) => Promise<AgentRunSummary>, during?: (h: { signal(req?: { cancelRunning?: boolean }): Promise<void>; cancel(): Promise<unknown> }) => Promise<void>): Promise<{ result: SweepResult; started: string[]; tornDown: number }> {
   const taskQueue = `sweep-ts-${++n}`;
   const name = `ts${n}`;
   const started: string[] = [];
+  let tornDown = 0;
+  lastTornDown = 0;
   type Acts = typeof activities;
   const acts: Partial<Acts> = {
     sweepResolveTasks: async () => tasks,
@@ -60,16 +64,20 @@ async function runSweep(over: Partial<SweepInputRaw>, agentBehaviour: (agent: st
     runAgent: async (i) => agentBehaviour(i.agent),
     evaluateNode: async (i) => ({ nodeId: i.nodeId, status: 'PASSED', score: 1, maxScore: 1, method: 'binary', category: 'API', subcategory: '', message: 'ok', exports: {}, durationMs: 1 }),
     persistResults: async () => ({ runDir: '/nonexistent' }),
-    teardown: async () => ({ containers: 0, networks: 0, volumes: 0 }),
+    teardown: async () => {
+      tornDown++;
+      lastTornDown = tornDown;
+      return { containers: 0, networks: 0, volumes: 0 };
+    },
   };
   const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: bundle, activities: acts });
   const input: SweepInputRaw = { name, tasks: ['tasks/t1'], agents: ['oracle'], repeats: 1, concurrency: 4, taskQueue, evaluation: { parallelism: 1, judge: { enabled: false, model: 'none' } }, ...over };
   const result = await worker.runUntil(async () => {
     const h = await env.client.workflow.start(sweepWorkflow, { taskQueue, workflowId: sweepWorkflowId(name), args: [input] });
-    if (during) await during({ signal: (req) => h.signal(stopSweepSignal, req) });
+    if (during) await during({ signal: (req) => h.signal(stopSweepSignal, req), cancel: () => h.cancel() });
     return h.result();
   });
-  return { result, started };
+  return { result, started, tornDown };
 }
 
 const completed = (agent: string): AgentRunSummary => ({ agent, model: 'none', exitReason: 'completed', exitCode: 0, attempts: 1, agentSeconds: 1, message: 'ok', history: [] });
@@ -117,4 +125,47 @@ test('stop {cancelRunning}: running rollouts are cancelled (teardown runs), noth
   assert.equal(started.length, 1, 'concurrency 1: one started, the others never');
   assert.equal(result.counts.cancelled, 1);
   assert.equal(result.counts.pending, 2);
+});
+
+test('stop (drain): the running rollout finishes and is scored, nothing new starts', async () => {
+  const { result, started } = await runSweep(
+    { repeats: 3, concurrency: 1 },
+    async (agent) => {
+      await new Promise((r) => setTimeout(r, 1500));
+      return completed(agent);
+    },
+    async (h) => {
+      await new Promise((r) => setTimeout(r, 700));
+      await h.signal({});
+    },
+  );
+  assert.equal(result.stopped, 'drain');
+  assert.equal(started.length, 1);
+  assert.equal(result.counts.completed, 1);
+  assert.equal(result.counts.pending, 2);
+});
+
+test('cancelling the sweep cancels its running rollouts (each tears down), writes the partial report and ends Canceled', async () => {
+  let outcome: unknown;
+  await assert.rejects(
+    runSweep(
+      { repeats: 2, concurrency: 2 },
+      async () => {
+        const ctx = Context.current();
+        for (;;) {
+          ctx.heartbeat();
+          await ctx.sleep(100);
+        }
+      },
+      async (h) => {
+        await new Promise((r) => setTimeout(r, 1500));
+        await h.cancel();
+      },
+    ).catch((e) => {
+      outcome = e;
+      throw e;
+    }),
+  );
+  assert.equal(failureType(outcome), 'CancelledFailure');
+  assert.equal(lastTornDown, 2, 'both running rollouts tore down');
 });
