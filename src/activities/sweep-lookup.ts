@@ -1,5 +1,6 @@
 import { Context } from '@temporalio/activity';
-import { WorkflowFailedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
+import { WorkflowNotFoundError, type Client } from '@temporalio/client';
+import { describeFailure, notRunReason } from '../errors';
 import { summarizeRollout } from '../scoring/benchmark';
 import type { TaxonomyThresholds } from '../scoring/taxonomy';
 import type { RolloutResult } from '../model/rollout';
@@ -56,14 +57,14 @@ async function lookupOne(client: Client, item: SweepItem, th: TaxonomyThresholds
     return { workflowId, state, summary: summarizeRollout(r, 'earlier', th) };
   }
   let error = `rollout workflow ${status.toLowerCase()}`;
+  let notRun: string | undefined;
   if (state === 'failed') {
     try {
       await handle.result();
     } catch (err) {
-      let e: unknown = err instanceof WorkflowFailedError ? err.cause ?? err : err;
-      while (e && typeof e === 'object' && (e as { cause?: unknown }).cause) e = (e as { cause?: unknown }).cause;
-      error = String((e as Error)?.message ?? e).slice(0, 500);
+      error = describeFailure(err).slice(0, 500);
+      notRun = notRunReason(err);
     }
   }
-  return { workflowId, state, summary: { ...base, state, error } };
+  return { workflowId, state, summary: { ...base, state, error, ...(notRun ? { notRun } : {}) } };
 }

@@ -4,6 +4,7 @@ import type { SandboxBackend } from '../sandbox/backend';
 import { writeAtomic } from '../runs/files';
 import type { AgentAttemptRecord, AgentExitReason, AgentRunSummary } from '../model/rollout';
 import type { AgentContext, AgentDriver, AgentLaunch, AttemptOutput } from './types';
+import { SaasbenchError } from '../errors';
 
 /** What a heartbeat carries, so a retried activity attempt can find the same process again. */
 export interface SupervisionState {
@@ -109,7 +110,8 @@ async function recoverLost(driver: AgentDriver, ctx: AgentContext, prev: Supervi
 }
 
 /** An infrastructure failure the workflow reports rather than retries. */
-export class AgentLostError extends Error {
+export class AgentLostError extends SaasbenchError {
+  static override readonly nonRetryable = true;
   constructor(message: string) {
     super(message);
     this.name = 'AgentLostError';

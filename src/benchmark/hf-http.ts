@@ -1,6 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import { PullError } from './pull-error';
+import { SaasbenchError } from '../errors';
 
 /**
  * GET with redirects, for the Hugging Face file API. Authorization goes only to the endpoint's own
@@ -16,7 +17,9 @@ export interface HfTarget {
 }
 
 /** A failure worth retrying (connection lost, 5xx): the download resumes from what it already has. */
-export class TransientError extends Error {}
+export class TransientError extends SaasbenchError {
+  static override readonly nonRetryable = false;
+}
 
 const MAX_REDIRECTS = 5;
 const TIMEOUT_MS = 60_000;

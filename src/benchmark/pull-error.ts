@@ -6,7 +6,7 @@ import { SaasbenchError } from '../errors';
  * carries a credential (URLs are redacted, tokens never enter messages).
  */
 export class PullError extends SaasbenchError {
-  readonly nonRetryable = true;
+  static override readonly nonRetryable = true;
   constructor(
     readonly what: string,
     readonly why: string,

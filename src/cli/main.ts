@@ -2,7 +2,7 @@
 // A CLI user reads tables and progress lines; per-node JSON logs only when asked (SAASBENCH_LOG_LEVEL).
 if (!process.env.SAASBENCH_LOG_LEVEL && !process.argv.includes('worker')) process.env.SAASBENCH_LOG_LEVEL = 'warn';
 import { Command, Option } from 'commander';
-import { InvalidInputError, formatIssue } from '../errors';
+import { InvalidInputError } from '../errors';
 import { agentNames } from '../agents/factory';
 import { ensureDevServer, stopDevServer } from '../temporal/dev-server';
 import { startWorker } from '../worker/worker';
@@ -23,6 +23,7 @@ import { stopCommand, sweepCommand } from './sweep';
 import { watchCommand } from './watch';
 import { reportCommand } from './report';
 import { registerBenchmarkCommands } from './benchmark';
+import { exitCodeOf, formatCliError } from './follow';
 
 const program = new Command('saasbench')
   .description('Evaluate coding agents on long SaaS engineering tasks, as durable Temporal workflows')
@@ -32,10 +33,9 @@ const program = new Command('saasbench')
 const exitWith = (p: Promise<number> | number) =>
   Promise.resolve(p).then(
     (code) => process.exit(code),
-    (err: Error) => {
-      if (err instanceof InvalidInputError) for (const i of err.issues) process.stderr.write(`${formatIssue(i)}\n`);
-      else process.stderr.write(`saasbench: ${err.name}: ${err.message}\n`);
-      process.exit(err instanceof InvalidInputError ? 2 : 1);
+    (err: unknown) => {
+      process.stderr.write(formatCliError(err));
+      process.exit(exitCodeOf(err));
     },
   );
 
@@ -189,7 +189,7 @@ program
   .option('--all', 'remove every saasbench-labelled resource without asking Temporal')
   .action((o: { all?: boolean }) => exitWith(cleanCommand({ all: !!o.all })));
 
-program.parseAsync(process.argv).catch((err: Error) => {
-  process.stderr.write(`saasbench: ${err.message}\n`);
+program.parseAsync(process.argv).catch((err: unknown) => {
+  process.stderr.write(formatCliError(err));
   process.exit(2);
 });

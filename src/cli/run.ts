@@ -9,7 +9,9 @@ import { RolloutInputSchema, rolloutWorkflowId, type RolloutInput, type RolloutR
 import { printRolloutResult } from './print-result';
 import { temporalTarget } from './temporal-target';
 import { watchRollout } from './watch-rollout';
+import { resultRidingRestarts } from './follow';
 import { dockerAnswers, envImageMap, imageMapFlags, preflightTask } from './preflight';
+import { rolloutWorkflow } from '../workflows/rollout';
 
 export interface RunOptions {
   task: string;
@@ -61,7 +63,7 @@ export async function runRollout(o: RunOptions): Promise<number> {
   const worker = o.worker ? await startWorker({ address: target.address, namespace: target.namespace }) : undefined;
   try {
     const workflowId = rolloutWorkflowId(input);
-    const handle = await client.workflow.start('rolloutWorkflow', {
+    const handle = await client.workflow.start(rolloutWorkflow, {
       taskQueue: config.sharedQueue(),
       workflowId,
       args: [input],
@@ -69,7 +71,7 @@ export async function runRollout(o: RunOptions): Promise<number> {
       staticSummary: `${input.taskId} · ${input.agent} · ${input.model} · #${input.repeat}`,
     });
     process.stderr.write(`started ${workflowId}${target.uiUrl ? `\n  watch: ${target.uiUrl}/namespaces/${target.namespace}/workflows/${encodeURIComponent(workflowId)}` : ''}\n`);
-    const result = handle.result() as Promise<RolloutResult>;
+    const result = resultRidingRestarts<RolloutResult>(handle);
     await watchRollout(handle, result);
     const r = await result;
     if (o.json) process.stdout.write(JSON.stringify(r.score, null, 2) + '\n');

@@ -7,13 +7,15 @@ import { config } from '../config';
 import { InvalidInputError, type InputIssue } from '../errors';
 import { connectClient } from '../temporal/connection';
 import { startWorker } from '../worker/worker';
-import { SweepInputSchema, sweepWorkflowId, type SweepInput, type SweepResult } from '../model/sweep';
+import { SweepInputSchema, sweepWorkflowId, type SweepInput, type SweepInputRaw, type SweepResult } from '../model/sweep';
 import { temporalTarget } from './temporal-target';
 import { envImageMap, preflightTask } from './preflight';
 import { ImagePreflightError } from '../sandbox';
 import { loadRunnableTask } from '../tasks/load';
 import { followSweep, printSweepResult, sweepIdOf } from './watch';
 import { zodInputIssues } from '../zod-issues';
+import { resultRidingRestarts } from './follow';
+import { stopSweepSignal, sweepWorkflow } from '../workflows/sweep';
 
 /** Parse a sweep file (.json, or YAML for anything else) into its raw object; syntax errors name the file and line. */
 export function readSweepFile(file: string): unknown {
@@ -102,10 +104,11 @@ export async function sweepCommand(fileArg: string, o: SweepCommandOptions): Pro
       .getHandle(workflowId)
       .describe()
       .catch(() => null);
-    const handle = await client.workflow.start('sweepWorkflow', {
+    const handle = await client.workflow.start(sweepWorkflow, {
       taskQueue: config.sharedQueue(),
       workflowId,
-      args: [raw],
+      // validated above (validateSweep); the workflow parses it again with the same schema
+      args: [raw as SweepInputRaw],
       workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
       memo: { config: input },
       staticSummary: `sweep ${input.name}`,
@@ -119,7 +122,7 @@ export async function sweepCommand(fileArg: string, o: SweepCommandOptions): Pro
       `${attached ? 'attached to the running' : 'started'} ${workflowId}${target.uiUrl ? `\n  Temporal UI: ${target.uiUrl}/namespaces/${target.namespace}/workflows/${encodeURIComponent(workflowId)}` : ''}\n`,
     );
     if (o.detach) return 0;
-    const result = handle.result() as Promise<SweepResult>;
+    const result = resultRidingRestarts<SweepResult>(handle);
     await followSweep(client, handle, { until: result });
     const r = await result;
     if (o.json) process.stdout.write(`${JSON.stringify(r.benchmark, null, 2)}\n`);
@@ -138,7 +141,7 @@ export async function stopCommand(nameOrId: string, o: { cancelRunning?: boolean
   const { client, connection } = await connectClient(target);
   try {
     const handle = client.workflow.getHandle(sweepIdOf(nameOrId));
-    await handle.signal('stop', { cancelRunning: !!o.cancelRunning });
+    await handle.signal(stopSweepSignal, { cancelRunning: !!o.cancelRunning });
     process.stderr.write(
       o.cancelRunning
         ? `${handle.workflowId}: stopping — running rollouts are cancelled (they tear down), nothing new starts\n`

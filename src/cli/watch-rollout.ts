@@ -1,5 +1,6 @@
 import type { WorkflowHandle } from '@temporalio/client';
 import type { RolloutProgress } from '../model/rollout';
+import { progressQuery } from '../workflows/rollout';
 
 function fmtSecs(ms: number): string {
   const s = Math.round(ms / 1000);
@@ -16,7 +17,7 @@ export async function watchRollout(handle: WorkflowHandle, until: Promise<unknow
   let last = '';
   let lastPrint = 0;
   while (!settled) {
-    const p = await handle.query<RolloutProgress>('progress').catch(() => null);
+    const p = await handle.query(progressQuery).catch(() => null);
     if (p) {
       const nodes = p.nodesTotal ? ` nodes ${p.nodesDone}/${p.nodesTotal}` : '';
       const counts = Object.entries(p.statusCounts).map(([k, v]) => `${k}=${v}`).join(' ');

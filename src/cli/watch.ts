@@ -1,10 +1,13 @@
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import type { RolloutProgress } from '../model/rollout';
-import { fmtSecs, sweepWorkflowId, type SweepProgress, type SweepResult, type SweepRolloutProgress } from '../model/sweep';
+import { fmtSecs, rolloutStateLabel, sweepWorkflowId, type SweepProgress, type SweepResult, type SweepRolloutProgress } from '../model/sweep';
 import { leaderboardText } from '../report/sweep-export';
 import { connectClient } from '../temporal/connection';
 import { temporalTarget } from './temporal-target';
 import { InvalidInputError } from '../errors';
+import { isServerUnreachable, resultRidingRestarts } from './follow';
+import { sweepProgressQuery } from '../workflows/sweep';
+import { progressQuery } from '../workflows/rollout';
 
 /**
  * `saasbench watch <sweep>`: the sweep's progress query, plus each running rollout's own progress
@@ -45,13 +48,13 @@ export interface Snapshot {
 }
 
 export async function snapshot(client: Client, handle: WorkflowHandle, maxRolloutQueries = 24): Promise<Snapshot | null> {
-  const progress = await withTimeout(handle.query<SweepProgress>('progress'), 5000);
+  const progress = await withTimeout(handle.query(sweepProgressQuery), 5000);
   if (!progress) return null;
   const running = progress.rollouts.filter((r) => r.state === 'running').slice(0, maxRolloutQueries);
   const phases: Record<string, RolloutProgress> = {};
   await Promise.all(
     running.map(async (r) => {
-      const p = await withTimeout(client.workflow.getHandle(r.workflowId).query<RolloutProgress>('progress'), 3000);
+      const p = await withTimeout(client.workflow.getHandle(r.workflowId).query(progressQuery), 3000);
       if (p) phases[r.workflowId] = p;
     }),
   );
@@ -83,8 +86,9 @@ export function rolloutLine(r: SweepRolloutProgress, phase: RolloutProgress | un
     } else what = r.adopted ? 'running (adopted)' : 'running';
     if (r.startedAt) what += ` ${fmtSecs(Math.max(0, Math.round((now - r.startedAt) / 1000)))}`;
   } else if (r.state === 'completed') {
-    what = `completed ${r.scorePct ?? '–'}${r.taxonomy ? ` ${r.taxonomy}` : ''}${r.origin === 'earlier' ? ' (reused)' : ''}`;
-  } else if (r.state !== 'pending') what = `${r.state}${r.error ? `: ${r.error.slice(0, 80)}` : ''}`;
+    what = `${rolloutStateLabel(r)} ${r.scorePct ?? '–'}${r.taxonomy ? ` ${r.taxonomy}` : ''}${r.origin === 'earlier' ? ' (reused)' : ''}`;
+  } else if (r.notRun) what = rolloutStateLabel(r).slice(0, 100);
+  else if (r.state !== 'pending') what = `${r.state}${r.error ? `: ${r.error.slice(0, 80)}` : ''}`;
   return `  ${label(r).padEnd(36)} ${what}`;
 }
 
@@ -110,6 +114,7 @@ export async function followSweep(client: Client, handle: WorkflowHandle, o: Wat
   const seen = new Map<string, string>();
   let lastHeader = '';
   let last: Snapshot | null = null;
+  let away = false;
   for (;;) {
     const s = await snapshot(client, handle, o.maxRolloutQueries);
     if (s) {
@@ -130,7 +135,13 @@ export async function followSweep(client: Client, handle: WorkflowHandle, o: Wat
       }
     }
     if (o.once || settled) return last;
-    const d = await handle.describe().catch(() => null);
+    // a Temporal restart: say so once, keep following (the sweep goes on meanwhile)
+    const d = await handle.describe().catch((err: unknown) => {
+      if (isServerUnreachable(err) && !away) out.write('saasbench: Temporal server unreachable; retrying until it is back\n');
+      away = away || isServerUnreachable(err);
+      return null;
+    });
+    if (d) away = false;
     if (d && d.status.name !== 'RUNNING') return last;
     await Promise.race([new Promise((r) => setTimeout(r, o.intervalMs ?? 2000)), o.until?.catch(() => undefined) ?? new Promise(() => undefined)]);
   }
@@ -150,7 +161,7 @@ export async function watchCommand(nameOrId: string, o: { once?: boolean; interv
       if (o.once) return 0;
     }
     const final = await handle.describe();
-    if (final.status.name === 'COMPLETED') printSweepResult((await handle.result()) as SweepResult, process.stdout);
+    if (final.status.name === 'COMPLETED') printSweepResult(await resultRidingRestarts<SweepResult>(handle), process.stdout);
     else process.stdout.write(`${handle.workflowId} is ${final.status.name.toLowerCase()}\n`);
     return 0;
   } finally {

@@ -1,5 +1,6 @@
 import http from 'node:http';
 import https from 'node:https';
+import { SaasbenchError } from '../errors';
 
 export interface HttpRequestSpec {
   baseUrl: string;
@@ -28,7 +29,8 @@ export interface HttpResponse {
   sentPath: string;
 }
 
-export class HttpTransportError extends Error {
+export class HttpTransportError extends SaasbenchError {
+  static override readonly nonRetryable = false;
   constructor(message: string, readonly elapsedMs: number, readonly timedOut: boolean) {
     super(message);
     this.name = 'HttpTransportError';

@@ -174,7 +174,18 @@ export interface RolloutSummary {
   score?: RolloutScoreSummary;
   taxonomy?: { label: TaxonomyLabel | null; reason: string };
   error?: string;
+  /** the rollout never ran (misconfigured agent, bad input, missing image): why. Never scored, never averaged. */
+  notRun?: string;
+  /** evaluator access in the transcript: every aggregate is 0 */
+  voided?: boolean;
   durationMs?: number;
+}
+
+/** How a finished rollout is shown: `not run: <reason>`, `voided`, or its state. */
+export function rolloutStateLabel(r: { state: RolloutState; notRun?: string; voided?: boolean }): string {
+  if (r.notRun) return `not run: ${r.notRun}`;
+  if (r.voided && r.state === 'completed') return 'completed (voided)';
+  return r.state;
 }
 
 /** The lookup activity's answer for one rollout id. */
@@ -198,6 +209,8 @@ export interface SweepRolloutProgress {
   scorePct?: number | null;
   taxonomy?: TaxonomyLabel | null;
   error?: string;
+  notRun?: string;
+  voided?: boolean;
 }
 
 export type StopMode = 'drain' | 'cancel';

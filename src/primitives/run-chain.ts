@@ -10,6 +10,7 @@ import { placeholdersIn, resolveTemplates } from './template';
 import { clockValues } from './run-clock';
 import type { ChainState, PrimitiveEnv, PrimitiveOutcome } from './types';
 import { firstZodIssue } from '../zod-issues';
+import { isInfraFailure } from '../errors';
 
 export interface StepRecord {
   index: number;
@@ -47,9 +48,10 @@ export interface RunNodeOptions {
 }
 
 /**
- * Run one node's primitive chain and score it. Primitive failures are results; only a bug or an
- * unexpected exception makes the node ERROR. Infrastructure exceptions are re-thrown by the caller's
- * policy, not here, so a retry can re-run the node from scratch.
+ * Run one node's primitive chain and score it. Primitive failures are results; an unexpected
+ * exception of the system under test (or of the check's own input) makes the node ERROR. Trouble of
+ * the host (InfraError, SandboxInfraError: a Docker or network hiccup) is re-thrown: the activity's
+ * retry policy re-runs the node from scratch, and only after the retries is it the node's ERROR.
  */
 export async function runNode(node: DagNode, env: PrimitiveEnv, opts: RunNodeOptions): Promise<NodeRun> {
   const { method, maxScore } = node.scoring;
@@ -77,6 +79,7 @@ export async function runNode(node: DagNode, env: PrimitiveEnv, opts: RunNodeOpt
       if (!outcome.result.passed && !continuesAfterFailure(method)) break;
     }
   } catch (err) {
+    if (isInfraFailure(err)) throw err;
     const e = err as Error;
     return { status: 'ERROR', score: 0, message: `${e.name}: ${e.message}`, steps, exports: state.exports, ...recorded, error: { name: e.name, message: e.message, stack: e.stack } };
   } finally {

@@ -4,12 +4,14 @@ import { registerSecret } from '../log';
 import type { DagNode } from '../model/dag';
 import { runNode } from './run-chain';
 import type { PrimitiveEnv, TaskSetupPort } from './types';
+import { SaasbenchError, isInfraFailure } from '../errors';
 
 
 /** Runs per running system (cache key: the stack's project); a failure is forgotten so a later node retries. */
 const cache = new Map<string, Promise<Record<string, Json>>>();
 
-export class SetupFailed extends Error {
+export class SetupFailed extends SaasbenchError {
+  static override readonly nonRetryable = false;
   constructor(message: string) {
     super(message);
     this.name = 'SetupFailed';
@@ -52,6 +54,8 @@ export function taskSetupPort(items: readonly SetupItem[], cacheKey: string): Ta
         try {
           Object.assign(values, await p);
         } catch (e) {
+          // host trouble is retried with the whole node (run-chain), not recorded as a setup failure
+          if (isInfraFailure(e)) throw e;
           failures.push((e as Error).message);
         }
       }

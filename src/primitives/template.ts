@@ -1,9 +1,11 @@
 import type { Json } from '../model/json';
+import { SaasbenchError } from '../errors';
 
 const PLACEHOLDER = /\{\{\s*([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z0-9_]+)*)\s*\}\}/g;
 const WHOLE = /^\{\{\s*([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z0-9_]+)*)\s*\}\}$/;
 
-export class UnresolvedPlaceholderError extends Error {
+export class UnresolvedPlaceholderError extends SaasbenchError {
+  static override readonly nonRetryable = true;
   constructor(readonly names: string[]) {
     super(`unresolved placeholder${names.length > 1 ? 's' : ''}: ${names.map((n) => `{{${n}}}`).join(', ')}`);
     this.name = 'UnresolvedPlaceholderError';

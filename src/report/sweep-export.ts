@@ -2,7 +2,7 @@ import { BACKBONES } from '../scoring/backbone';
 import { pctOf } from '../scoring/benchmark';
 import { type BenchmarkReport } from '../model/benchmark';
 import { TAXONOMY_LABELS } from '../model/scores';
-import type { RolloutSummary, SweepResult } from '../model/sweep';
+import { rolloutStateLabel, type RolloutSummary, type SweepResult } from '../model/sweep';
 import { mdTable, textTable } from './table';
 
 /** Flat exports of a sweep: Markdown summary, CSV tables, JSONL of rollouts, a text leaderboard. */
@@ -54,7 +54,7 @@ export function sweepMarkdown(r: SweepResult): string {
   out.push('', '## Per task (mean over repeats)', '', matrix(b.tasks, (x, k) => x.byTask[k]?.mean ?? null));
   const unscored = r.rollouts.filter((x) => x.state !== 'completed');
   if (unscored.length) {
-    out.push('', '## Rollouts without a score', '', mdTable(['rollout', 'state', 'error'], unscored.map((x) => [x.workflowId, x.state, (x.error ?? '').slice(0, 200)])));
+    out.push('', '## Rollouts without a score', '', mdTable(['rollout', 'state', 'error'], unscored.map((x) => [x.workflowId, rolloutStateLabel(x).slice(0, 200), (x.error ?? '').slice(0, 200)])));
   }
   return out.join('\n') + '\n';
 }
@@ -111,6 +111,8 @@ export function rolloutFlat(x: RolloutSummary): Record<string, unknown> {
     duration_ms: x.durationMs ?? null,
     run_dir: x.runDir ?? null,
     error: x.error ?? null,
+    not_run: x.notRun ?? null,
+    voided: x.voided ?? false,
   };
 }
 

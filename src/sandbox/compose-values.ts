@@ -1,7 +1,9 @@
 // Parsers for compose's scalar mini-languages (ports, durations, volume specs, sizes, commands).
 // They throw plain `ValueError`s; the loader turns them into ComposeErrors with file + path.
+import { SaasbenchError } from '../errors';
 
-export class ValueError extends Error {
+export class ValueError extends SaasbenchError {
+  static override readonly nonRetryable = true;
   override name = 'ValueError';
 }
 

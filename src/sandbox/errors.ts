@@ -1,17 +1,12 @@
-// Typed sandbox errors. Temporal matches `nonRetryableErrorTypes` against `error.name`, so every
-// class sets `name` to its own class name, and `nonRetryable` tells activity wrappers what to do.
+// Typed sandbox errors. Temporal matches `nonRetryableErrorTypes` against `error.name` (the class
+// name, set by SaasbenchError); each class's `nonRetryable` is also listed in ERROR_TYPES (src/errors.ts).
+import { SaasbenchError } from '../errors';
 
-export abstract class SandboxError extends Error {
-  abstract readonly nonRetryable: boolean;
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = new.target.name;
-  }
-}
+export abstract class SandboxError extends SaasbenchError {}
 
 /** The compose file is invalid or uses something saasbench does not support. Retrying won't help. */
 export class ComposeError extends SandboxError {
-  readonly nonRetryable = true;
+  static override readonly nonRetryable = true;
   /** JSON path inside the file, e.g. `services.app.ports[0]`; '' for the whole file. */
   readonly path: string;
   readonly file: string;
@@ -27,12 +22,12 @@ export class ComposeError extends SandboxError {
 
 /** Docker daemon trouble, a container that would not start or become healthy, a failed build. */
 export class SandboxInfraError extends SandboxError {
-  readonly nonRetryable = false;
+  static override readonly nonRetryable = false;
 }
 
 /** An `image:` service refers to an image that is neither local nor pullable. */
 export class ImageMissingError extends SandboxError {
-  readonly nonRetryable = true;
+  static override readonly nonRetryable = true;
   constructor(
     readonly service: string,
     readonly image: string,
@@ -48,7 +43,7 @@ export class ImageMissingError extends SandboxError {
 
 /** The caller passed something malformed (bad rollout key, missing image for a service, ...). */
 export class SandboxInputError extends SandboxError {
-  readonly nonRetryable = true;
+  static override readonly nonRetryable = true;
 }
 
 /** Status code of a dockerode/docker-modem error, if any. */

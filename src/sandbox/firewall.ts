@@ -25,6 +25,7 @@ import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { log } from '../log';
+import { SaasbenchError } from '../errors';
 
 const execFileP = promisify(execFile);
 
@@ -38,7 +39,8 @@ export interface FirewallStatus {
   reason?: string;
 }
 
-export class FirewallError extends Error {
+export class FirewallError extends SaasbenchError {
+  static override readonly nonRetryable = false;
   constructor(message: string) {
     super(message);
     this.name = 'FirewallError';

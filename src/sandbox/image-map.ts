@@ -1,11 +1,13 @@
 // Image maps (`--image-map from=to`, sweep `imageMap:`, SAASBENCH_IMAGE_MAP): rewrite the image
 // references of a stack — `image:` values, a Dockerfile's FROM, image-valued build args — so a host
 // without a registry can run a stack with locally built stand-ins (docs/operations.md).
+import { SaasbenchError } from '../errors';
 
 /** from → to, as written by the user (keys may end in `:*`: any tag of that repository). */
 export type ImageMap = Record<string, string>;
 
-export class ImageMapError extends Error {
+export class ImageMapError extends SaasbenchError {
+  static override readonly nonRetryable = true;
   override name = 'ImageMapError';
 }
 

@@ -45,7 +45,7 @@ export interface ServiceImagePlan {
 
 /** The stack's images cannot all be had on this host: one error listing each (never retried). */
 export class ImagePreflightError extends SandboxError {
-  readonly nonRetryable = true;
+  static override readonly nonRetryable = true;
   constructor(
     readonly task: string,
     readonly plans: ServiceImagePlan[],

@@ -1,5 +1,6 @@
 // `${VAR}` interpolation and `.env` parsing with docker compose semantics, kept separate so the
 // loader stays about structure and this stays about strings.
+import { SaasbenchError } from '../errors';
 
 export interface InterpolationResult {
   value: string;
@@ -7,7 +8,8 @@ export interface InterpolationResult {
   missing: string[];
 }
 
-export class InterpolationSyntaxError extends Error {
+export class InterpolationSyntaxError extends SaasbenchError {
+  static override readonly nonRetryable = true;
   override name = 'InterpolationSyntaxError';
 }
 

@@ -63,6 +63,7 @@ export function summarizeRollout(r: RolloutResult, origin: RolloutSummary['origi
     host: r.host,
     runDir: r.runDir,
     agentExit: r.agentRun?.exitReason,
+    ...(r.voided ? { voided: true } : {}),
     score,
     taxonomy: classifyRollout(backbonePcts(score), th),
     durationMs: r.timings?.totalMs,

@@ -5,6 +5,7 @@ import YAML from 'yaml';
 import { z } from 'zod';
 import { repoRoot } from '../paths';
 import { zodIssuePaths } from '../zod-issues';
+import { SaasbenchError } from '../errors';
 
 
 // ---------------------------------------------------------------------------------------------
@@ -41,7 +42,8 @@ export const DevServerConfigSchema = z.strictObject({
 });
 export type DevServerConfig = z.infer<typeof DevServerConfigSchema>;
 
-export class DevServerConfigError extends Error {
+export class DevServerConfigError extends SaasbenchError {
+  static override readonly nonRetryable = true;
   override readonly name = 'DevServerConfigError';
   constructor(
     readonly file: string,
@@ -51,7 +53,8 @@ export class DevServerConfigError extends Error {
   }
 }
 
-export class DevServerStartError extends Error {
+export class DevServerStartError extends SaasbenchError {
+  static override readonly nonRetryable = false;
   override readonly name = 'DevServerStartError';
 }
 

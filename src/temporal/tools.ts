@@ -8,8 +8,10 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parse as parseDotenv } from 'dotenv';
 import { repoRoot } from '../paths';
+import { SaasbenchError } from '../errors';
 
-export class ToolNotFoundError extends Error {
+export class ToolNotFoundError extends SaasbenchError {
+  static override readonly nonRetryable = true;
   override readonly name = 'ToolNotFoundError';
   constructor(
     readonly tool: string,

@@ -11,7 +11,7 @@ import {
 } from '@temporalio/workflow';
 import type { Duration, RetryPolicy } from '@temporalio/common';
 import type * as activities from '../activities';
-import { NON_RETRYABLE } from '../errors';
+import { NON_RETRYABLE, describeFailure, failureType, isInfraFailure, rootMessage } from '../errors';
 import { scoreTask } from '../scoring/task-score';
 import { voidScore } from '../scoring/void';
 import type { NodeOutcome } from '../model/scores';
@@ -19,6 +19,7 @@ import {
   RolloutInputSchema,
   rolloutKeyOf,
   type AgentRunSummary,
+  type PlanNode,
   type Provisioned,
   type RolloutInput,
   type RolloutPhase,
@@ -26,7 +27,7 @@ import {
   type RolloutRef,
   type RolloutResult,
 } from '../model/rollout';
-import { DagScheduler } from '../dag/scheduler';
+import { runDag } from '../dag/run-dag';
 import { SA } from './search-attributes';
 import { describeProgress } from './progress-text';
 
@@ -123,19 +124,32 @@ export async function rolloutWorkflow(raw: RolloutInput): Promise<RolloutResult>
     throw err;
   } finally {
     // Always, even when the workflow is cancelled: containers of a dead rollout are a leak.
+    // The phase shows in the progress query only: a search-attribute upsert here would add a
+    // command that recorded histories do not have (test/unit/replay.test.ts).
+    const final = progress.phase;
+    progress.phase = 'teardown';
+    progress.phaseStartedAt = Date.now();
+    setCurrentDetails(describeProgress(input, progress));
     await CancellationScope.nonCancellable(() => host.teardown.teardown({ rolloutKey }));
+    progress.phase = final;
+    setCurrentDetails(describeProgress(input, progress));
   }
 }
 
-/** An agent that could not be run at all is recorded, not fatal: the empty workspace still gets scored. */
+/**
+ * An agent that crashed after its retries is recorded, not fatal: the workspace it left is scored.
+ * A misconfigured agent (no API key on this worker, unknown model) never ran: scoring its empty
+ * workspace would put a 0 in the averages, so the rollout FAILS with the reason instead.
+ */
 async function runAgentOrRecord(agentActs: Acts, ref: RolloutRef, input: RolloutInput): Promise<AgentRunSummary> {
   try {
     return await agentActs.runAgent({ ref, agent: input.agent, model: input.model, budgetSeconds: input.budgetSeconds, idleSeconds: input.idleSeconds, retry: input.agentRetry });
   } catch (err) {
-    const e = err as Error & { cause?: Error };
-    // a cancelled rollout stops here (teardown follows); a misconfigured agent is the user's to fix
-    if (isCancellation(err) || e.cause?.name === 'AgentConfigError') throw err;
-    return { agent: input.agent, model: input.model, exitReason: 'infrastructure', exitCode: null, attempts: 0, agentSeconds: 0, message: e.cause?.message ?? e.message, history: [] };
+    if (isCancellation(err)) throw err; // teardown follows
+    // across Temporal the thrown class is the ApplicationFailure's `.type`, not the cause's `.name`
+    const type = failureType(err);
+    if (type === 'AgentConfigError') throw ApplicationFailure.create({ message: rootMessage(err), type, nonRetryable: true });
+    return { agent: input.agent, model: input.model, exitReason: 'infrastructure', exitCode: null, attempts: 0, agentSeconds: 0, message: `${type}: ${rootMessage(err)}`, history: [] };
   }
 }
 
@@ -147,36 +161,30 @@ async function evaluateDag(
   progress: RolloutProgress,
   onChange: () => void,
 ): Promise<NodeOutcome[]> {
-  const sched = new DagScheduler(prov.plan);
-  // unset: the task's default — one node at a time unless it declares parallel evaluation safe
-  const parallelism = input.evaluation.parallelism ?? prov.plan.defaultParallelism ?? 1;
-  const running = new Map<string, Promise<void>>();
   // workflow time (deterministic on replay): one instant for the whole evaluation's date variables
   const clockAt = new Date().toISOString();
-  const record = (o: NodeOutcome) => {
-    sched.complete(o);
-    progress.nodesDone = sched.finished;
-    progress.statusCounts[o.status] = (progress.statusCounts[o.status] ?? 0) + 1;
-  };
-  while (!sched.done()) {
-    sched.takeBlocked().forEach((o) => {
-      progress.nodesDone = sched.finished;
+  return runDag(prov.plan, {
+    // unset: the task's default — one node at a time unless it declares parallel evaluation safe
+    parallelism: input.evaluation.parallelism ?? prov.plan.defaultParallelism ?? 1,
+    evaluate: (n, vars) =>
+      acts.evaluateNode({ ref, nodeId: n.id, vars, judge: input.evaluation.judge, clockAt }).catch((err: unknown) => {
+        // Docker or network trouble of the HOST was retried by the activity policy; once retries
+        // are exhausted the node is ERROR with what went wrong. Anything else fails the rollout.
+        if (!isInfraFailure(err)) throw err;
+        return errorOutcome(n, describeFailure(err));
+      }),
+    onOutcome: (o, finished) => {
+      progress.nodesDone = finished;
       progress.statusCounts[o.status] = (progress.statusCounts[o.status] ?? 0) + 1;
-    });
-    for (const n of sched.takeReady(parallelism - running.size)) {
-      const p = acts
-        .evaluateNode({ ref, nodeId: n.id, vars: sched.contextFor(n.id), judge: input.evaluation.judge, clockAt })
-        .then(record)
-        .finally(() => running.delete(n.id));
-      running.set(n.id, p);
-    }
-    progress.nodesRunning = [...running.keys()];
-    onChange();
-    if (running.size === 0) {
-      if (sched.done()) break;
-      throw ApplicationFailure.nonRetryable('DAG scheduler stalled: no node can run (this is a bug)', 'SchedulerBug');
-    }
-    await Promise.race(running.values());
-  }
-  return sched.results();
+    },
+    onRunning: (running) => {
+      progress.nodesRunning = running;
+      onChange();
+    },
+    stalled: (message) => ApplicationFailure.nonRetryable(message, 'SchedulerBug'),
+  });
+}
+
+function errorOutcome(n: PlanNode, message: string): NodeOutcome {
+  return { nodeId: n.id, status: 'ERROR', score: 0, maxScore: n.maxScore, method: n.method, category: n.category, subcategory: n.subcategory, message: message.slice(0, 500), exports: {}, durationMs: 0 };
 }

@@ -84,6 +84,8 @@ export function progressOf(s: { input: SweepInput; workflowId: string; run: numb
       scorePct: e.summary?.score ? round1(pctOf(e.summary.score.overall)) : undefined,
       taxonomy: e.summary?.taxonomy?.label,
       error: e.summary?.error,
+      notRun: e.summary?.notRun,
+      voided: e.summary?.voided,
     })),
     leaders: bench.configs.map((c) => ({ agent: c.agent, model: c.model, score: c.score, tasks: c.tasks })),
   };

@@ -2,6 +2,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { config } from '../../src/config';
 import { loadAnyTask } from '../../src/tasks/load';
 import { RolloutInputSchema, rolloutWorkflowId, type RolloutInput, type RolloutResult } from '../../src/model/rollout';
+import { rolloutWorkflow } from '../../src/workflows/rollout';
 
 export function rolloutInput(taskDir: string, agent: string, over: Partial<RolloutInput> = {}): RolloutInput {
   const { task, issues } = loadAnyTask(taskDir);
@@ -10,7 +11,7 @@ export function rolloutInput(taskDir: string, agent: string, over: Partial<Rollo
 }
 
 export async function runRolloutWorkflow(env: TestWorkflowEnvironment, input: RolloutInput): Promise<RolloutResult> {
-  return env.client.workflow.execute('rolloutWorkflow', { taskQueue: config.sharedQueue(), workflowId: rolloutWorkflowId(input), args: [input] });
+  return env.client.workflow.execute(rolloutWorkflow, { taskQueue: config.sharedQueue(), workflowId: rolloutWorkflowId(input), args: [input] });
 }
 
 export function statusesOf(r: RolloutResult): Record<string, string> {

@@ -1,5 +1,5 @@
 import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { temporalBin } from '../../src/temporal/tools';
+import { temporalBin, temporalTestServerBin } from '../../src/temporal/tools';
 import { SA } from '../../src/workflows/search-attributes';
 
 /** A real Temporal dev server (the `temporal` CLI), private to one test file. */
@@ -13,3 +13,18 @@ export async function devServer(): Promise<TestWorkflowEnvironment> {
   });
 }
 
+
+/**
+ * The time-skipping test server (no Docker, timers skip): for workflow tests with stubbed
+ * activities. Uses the binary scripts/setup.sh installs; never downloads one.
+ */
+export async function timeSkipping(): Promise<TestWorkflowEnvironment> {
+  const env = await TestWorkflowEnvironment.createTimeSkipping({
+    server: { executable: { type: 'existing-path', path: temporalTestServerBin() } },
+  });
+  // the workflows upsert our search attributes; the test server rejects undefined ones
+  const indexed: Record<string, number> = { KEYWORD: 2, DOUBLE: 4 }; // temporal.api.enums.v1.IndexedValueType
+  const searchAttributes = Object.fromEntries(Object.values(SA).map((k) => [k.name, indexed[k.type]]));
+  await env.connection.operatorService.addSearchAttributes({ namespace: 'default', searchAttributes });
+  return env;
+}

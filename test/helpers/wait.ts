@@ -1,5 +1,6 @@
 import type { WorkflowHandle } from '@temporalio/client';
 import type { RolloutProgress } from '../../src/model/rollout';
+import { progressQuery } from '../../src/workflows/rollout';
 
 export async function until<T>(what: string, probe: () => Promise<T | undefined | null | false>, timeoutMs = 120_000, everyMs = 250): Promise<T> {
   const deadline = Date.now() + timeoutMs;
@@ -12,5 +13,5 @@ export async function until<T>(what: string, probe: () => Promise<T | undefined 
 }
 
 export function progressOf(h: WorkflowHandle): Promise<RolloutProgress> {
-  return h.query<RolloutProgress>('progress');
+  return h.query(progressQuery);
 }

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { Client } from '@temporalio/client';
 import { repoRoot } from '../../src/paths';
 import { SweepInputSchema, sweepWorkflowId, type SweepInputRaw, type SweepResult } from '../../src/model/sweep';
+import { sweepWorkflow } from '../../src/workflows/sweep';
 
 /** Shared by the sweep integration tests. */
 
@@ -29,7 +30,7 @@ export function uniqueName(prefix: string): string {
 }
 
 export async function executeSweep(client: Client, input: SweepInputRaw): Promise<SweepResult> {
-  return client.workflow.execute('sweepWorkflow', { taskQueue: 'saasbench', workflowId: sweepWorkflowId(input.name), args: [input] });
+  return client.workflow.execute(sweepWorkflow, { taskQueue: 'saasbench', workflowId: sweepWorkflowId(input.name), args: [input] });
 }
 
 /** Rollout workflow executions (every run) of a sweep, from visibility. */

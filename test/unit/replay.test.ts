@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { Worker } from '@temporalio/worker';
 import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
 import { repoRoot } from '../../src/paths';
+import { sweepWorkflowId } from '../../src/model/sweep';
 
 const dir = join(repoRoot(), 'test', 'fixtures', 'histories');
 const files = readdirSync(dir).filter((f) => f.endsWith('.json'));
@@ -13,11 +14,14 @@ test('replay fixtures exist (recorded from real runs)', () => {
   assert.ok(files.length >= 3, `found ${files.join(', ')}`);
 });
 
+// The sweep checks that it runs under the id its name implies; replay must use the recorded id.
+const workflowIds: Record<string, string> = { 'sweep-fake.json': sweepWorkflowId('replay-fixture') };
+
 // A change to workflow code that is not replay-safe (new activity order, removed timer…) fails here.
 for (const f of files) {
   test(`workflow history ${f} replays deterministically on the current workflow code`, async () => {
     const history = historyFromJSON(JSON.parse(readFileSync(join(dir, f), 'utf8')));
     assert.ok((history.events?.length ?? 0) > 10);
-    await Worker.runReplayHistory({ workflowsPath: require.resolve('../../src/workflows'), replayName: f }, history);
+    await Worker.runReplayHistory({ workflowsPath: require.resolve('../../src/workflows'), replayName: f }, history, workflowIds[f]);
   });
 }

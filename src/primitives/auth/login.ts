@@ -7,9 +7,11 @@ import type { LastResponse, StoredCookie } from '../types';
 import { absorbCookies, cookieHeader } from './cookies';
 import { formEncode, sendRaw, type RawResponse } from '../../http/raw';
 import type { LoginDecl, LoginTokenSource, SetupRequestSchema } from '../../model/roles';
+import { SaasbenchError } from '../../errors';
 
 /** A role's credentials cannot be had: the message says which role, which step and why. */
-export class RoleError extends Error {
+export class RoleError extends SaasbenchError {
+  static override readonly nonRetryable = false;
   constructor(message: string) {
     super(message);
     this.name = 'RoleError';
@@ -22,6 +24,7 @@ export class RoleError extends Error {
  * this; transport failures and configuration errors are plain RoleErrors.
  */
 export class LoginRefused extends RoleError {
+  static override readonly nonRetryable = false;
   constructor(
     message: string,
     /** the refusing response */

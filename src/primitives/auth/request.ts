@@ -3,6 +3,7 @@ import { capturePublishedIds } from '../published-id-capture';
 import type { PrimitiveContext, PrimitiveEnv } from '../types';
 import { absorbSetCookie, chainAuth, withSession } from './session';
 import { isLoopbackHost } from '../../net-address';
+import { SaasbenchError } from '../../errors';
 
 export interface SessionRequest {
   method: string;
@@ -40,7 +41,8 @@ export interface SessionResponse extends RawResponse {
 }
 
 /** A request that cannot be sent as written (unknown host port, CSRF token missing): the step fails with this message. */
-export class RequestSetupError extends Error {
+export class RequestSetupError extends SaasbenchError {
+  static override readonly nonRetryable = true;
   constructor(message: string) {
     super(message);
     this.name = 'RequestSetupError';

@@ -101,7 +101,7 @@ export async function renderSweepHtml(r: SweepResult, links: Record<string, stri
         esc(x.agent),
         esc(x.model),
         `<td class="num">${x.repeat}</td>`,
-        `${statusBadge(x.state)}${x.origin === 'earlier' ? ' <span class="small">reused</span>' : ''}${x.error ? `<div class="small">${esc(x.error.slice(0, 200))}</div>` : ''}`,
+        `${statusBadge(x.state)}${x.notRun ? ' <span class="small">not run</span>' : ''}${x.voided ? ' <span class="small">voided</span>' : ''}${x.origin === 'earlier' ? ' <span class="small">reused</span>' : ''}${x.error ? `<div class="small">${esc(x.error.slice(0, 200))}</div>` : ''}`,
         pctCell(x.score ? pctOf(x.score.overall) : null),
         pctCell(x.score ? pctOf(x.score.nonLlm) : null),
         ...b.backbones.slice(0, 6).map((k) => pctCell(x.score ? pctOf(x.score.byBackbone[k]) : null)),

@@ -1,0 +1,171 @@
+/**
+ * sweepWorkflow branches on the time-skipping test server: the real sweep and rollout workflows,
+ * every activity stubbed (no Docker). A misconfigured agent is "not run" and out of the averages;
+ * continue-as-new hands running rollouts over; stop with cancelRunning cancels them.
+ */
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { Context } from '@temporalio/activity';
+import { bundleWorkflowCode, Worker, type WorkflowBundle } from '@temporalio/worker';
+import { AgentConfigError, failureType } from '../../src/errors';
+import { stopSweepSignal, sweepWorkflow } from '../../src/workflows/sweep';
+import { rolloutStateLabel, sweepWorkflowId, type LookupAnswer, type ResolvedTask, type SweepInputRaw, type SweepResult } from '../../src/model/sweep';
+import type { AgentRunSummary, EvalPlan, Provisioned, RolloutResult } from '../../src/model/rollout';
+import { summarizeRollout } from '../../src/scoring/benchmark';
+import type * as activities from '../../src/activities';
+import { timeSkipping } from '../helpers/temporal';
+
+let env: TestWorkflowEnvironment;
+let bundle: WorkflowBundle;
+const quiet = { log() {}, info() {}, warn() {}, error() {}, debug() {}, trace() {} };
+
+before(async () => {
+  env = await timeSkipping();
+  bundle = await bundleWorkflowCode({ workflowsPath: require.resolve('../../src/workflows'), logger: quiet });
+});
+after(async () => {
+  await env?.teardown();
+});
+
+const plan: EvalPlan = { taskId: 't1', taskHash: 'h', nodes: [{ id: 'A', prereqs: [], method: 'binary', maxScore: 1, category: 'API', subcategory: '' }], order: ['A'], trajectories: {} };
+const tasks: ResolvedTask[] = [{ path: 'tasks/t1', dir: '/t1', id: 't1', hash: 'h', nodes: 1, maxScore: 1 }];
+
+let n = 0;
+/** teardowns of the last runSweep, readable also when the sweep ended Canceled */
+let lastTornDown = 0;
+async function runSweep(over: Partial<SweepInputRaw>, agentBehaviour: (agent: string) => Promise<AgentRunSummary>, during?: (h: { signal(req?: { cancelRunning?: boolean }): Promise<void>; cancel(): Promise<unknown> }) => Promise<void>): Promise<{ result: SweepResult; started: string[]; tornDown: number }> {
+  const taskQueue = `sweep-ts-${++n}`;
+  const name = `ts${n}`;
+  const started: string[] = [];
+  let tornDown = 0;
+  lastTornDown = 0;
+  type Acts = typeof activities;
+  const acts: Partial<Acts> = {
+    sweepResolveTasks: async () => tasks,
+    // what the real lookup answers, from the test server: absent, running, or completed with its summary
+    sweepLookupRollouts: async (i) =>
+      Promise.all(
+        i.items.map(async (it): Promise<LookupAnswer> => {
+          const h = env.client.workflow.getHandle(it.workflowId);
+          const d = await h.describe().catch(() => null);
+          if (!d) return { workflowId: it.workflowId, state: 'absent' };
+          if (d.status.name === 'RUNNING') return { workflowId: it.workflowId, state: 'running' };
+          if (d.status.name === 'COMPLETED') return { workflowId: it.workflowId, state: 'completed', summary: summarizeRollout((await h.result()) as RolloutResult, 'earlier') };
+          return { workflowId: it.workflowId, state: 'failed', summary: { ...it, state: 'failed', origin: 'earlier', error: d.status.name } };
+        }),
+      ),
+    sweepWriteReport: async () => ({ dir: '/nonexistent', host: 'h' }),
+    provision: async (i): Promise<Provisioned> => {
+      started.push(i.workflowId);
+      return { host: 'h', hostQueue: taskQueue, runDir: '/nonexistent', plan, stack: { rolloutKey: i.rolloutKey, project: 'p', network: 'n', services: {} }, appUrl: 'http://x', provisionMs: 1 };
+    },
+    prepareWorkspace: async () => ({ promptFile: 'p' }),
+    runAgent: async (i) => agentBehaviour(i.agent),
+    evaluateNode: async (i) => ({ nodeId: i.nodeId, status: 'PASSED', score: 1, maxScore: 1, method: 'binary', category: 'API', subcategory: '', message: 'ok', exports: {}, durationMs: 1 }),
+    persistResults: async () => ({ runDir: '/nonexistent' }),
+    teardown: async () => {
+      tornDown++;
+      lastTornDown = tornDown;
+      return { containers: 0, networks: 0, volumes: 0 };
+    },
+  };
+  const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: bundle, activities: acts });
+  const input: SweepInputRaw = { name, tasks: ['tasks/t1'], agents: ['oracle'], repeats: 1, concurrency: 4, taskQueue, evaluation: { parallelism: 1, judge: { enabled: false, model: 'none' } }, ...over };
+  const result = await worker.runUntil(async () => {
+    const h = await env.client.workflow.start(sweepWorkflow, { taskQueue, workflowId: sweepWorkflowId(name), args: [input] });
+    if (during) await during({ signal: (req) => h.signal(stopSweepSignal, req), cancel: () => h.cancel() });
+    return h.result();
+  });
+  return { result, started, tornDown };
+}
+
+const completed = (agent: string): AgentRunSummary => ({ agent, model: 'none', exitReason: 'completed', exitCode: 0, attempts: 1, agentSeconds: 1, message: 'ok', history: [] });
+
+test('a misconfigured agent is recorded "not run: <reason>" and left out of the averages', async () => {
+  const { result } = await runSweep({ agents: ['oracle', 'codex'], models: ['none'] }, async (agent) => {
+    if (agent === 'codex') throw new AgentConfigError('provider openai: no API key in the worker environment (set OPENAI_API_KEY)');
+    return completed(agent);
+  });
+  const codex = result.rollouts.find((r) => r.agent === 'codex')!;
+  assert.equal(codex.state, 'failed');
+  assert.equal(codex.notRun, 'AgentConfigError: provider openai: no API key in the worker environment (set OPENAI_API_KEY)');
+  assert.equal(rolloutStateLabel(codex), 'not run: AgentConfigError: provider openai: no API key in the worker environment (set OPENAI_API_KEY)');
+  assert.equal(codex.score, undefined, 'never scored');
+  const row = result.benchmark.configs.find((c) => c.agent === 'codex')!;
+  assert.equal(row.score, null, 'not averaged as a 0');
+  assert.equal(row.completed, 0);
+  assert.equal(result.benchmark.configs.find((c) => c.agent === 'oracle')!.score, 100);
+});
+
+test('continue-as-new every 2 finished rollouts: all 5 complete across several runs, none run twice', async () => {
+  const { result, started } = await runSweep({ repeats: 5, concurrency: 2, continueAsNewEvery: 2 }, async (agent) => completed(agent));
+  assert.equal(result.counts.completed, 5);
+  assert.ok(result.runs >= 2, `runs ${result.runs}`);
+  assert.equal(new Set(started).size, started.length, 'no rollout provisioned twice');
+  assert.equal(started.length, 5);
+});
+
+test('stop {cancelRunning}: running rollouts are cancelled (teardown runs), nothing new starts, the sweep completes stopped', async () => {
+  const { result, started } = await runSweep(
+    { repeats: 3, concurrency: 1 },
+    async () => {
+      const ctx = Context.current();
+      for (;;) {
+        ctx.heartbeat();
+        await ctx.sleep(100);
+      }
+    },
+    async (h) => {
+      await new Promise((r) => setTimeout(r, 1500));
+      await h.signal({ cancelRunning: true });
+    },
+  );
+  assert.equal(result.stopped, 'cancel');
+  assert.equal(started.length, 1, 'concurrency 1: one started, the others never');
+  assert.equal(result.counts.cancelled, 1);
+  assert.equal(result.counts.pending, 2);
+});
+
+test('stop (drain): the running rollout finishes and is scored, nothing new starts', async () => {
+  const { result, started } = await runSweep(
+    { repeats: 3, concurrency: 1 },
+    async (agent) => {
+      await new Promise((r) => setTimeout(r, 1500));
+      return completed(agent);
+    },
+    async (h) => {
+      await new Promise((r) => setTimeout(r, 700));
+      await h.signal({});
+    },
+  );
+  assert.equal(result.stopped, 'drain');
+  assert.equal(started.length, 1);
+  assert.equal(result.counts.completed, 1);
+  assert.equal(result.counts.pending, 2);
+});
+
+test('cancelling the sweep cancels its running rollouts (each tears down), writes the partial report and ends Canceled', async () => {
+  let outcome: unknown;
+  await assert.rejects(
+    runSweep(
+      { repeats: 2, concurrency: 2 },
+      async () => {
+        const ctx = Context.current();
+        for (;;) {
+          ctx.heartbeat();
+          await ctx.sleep(100);
+        }
+      },
+      async (h) => {
+        await new Promise((r) => setTimeout(r, 1500));
+        await h.cancel();
+      },
+    ).catch((e) => {
+      outcome = e;
+      throw e;
+    }),
+  );
+  assert.equal(failureType(outcome), 'CancelledFailure');
+  assert.equal(lastTornDown, 2, 'both running rollouts tore down');
+});
