@@ -53,6 +53,8 @@ export const ERROR_TYPES = {
   DevServerConfigError: true,
   DevServerStartError: false,
   ToolNotFoundError: true,
+  // src/gateway: a request or response the translation cannot read
+  GatewayInputError: true,
 } as const satisfies Record<string, boolean>;
 
 export type ErrorType = keyof typeof ERROR_TYPES;

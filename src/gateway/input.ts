@@ -5,9 +5,11 @@
  * what the translation reads.
  */
 import { z } from 'zod';
+import { SaasbenchError } from '../errors';
 
-export class GatewayInputError extends Error {
-  override name = 'GatewayInputError';
+export class GatewayInputError extends SaasbenchError {
+  /** the same body fails the same way again */
+  static override readonly nonRetryable = true;
   constructor(
     readonly what: string,
     readonly path: string,

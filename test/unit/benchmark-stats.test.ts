@@ -8,7 +8,6 @@ import { benchmarkStats } from '../../src/benchmark/stats';
 import { benchmarkStatsCommand } from '../../src/cli/benchmark-stats';
 import { checkDag } from '../../src/tasks/validate-dag';
 import { unreachableOf } from '../../src/tasks/unreachable';
-import { corpusOpt, publishedDir } from '../helpers/published';
 
 const node = (id: string, prereqs: string[], chain: unknown[], method = 'binary', maxScore = 4, category = 'Deployment') => ({ id, prereqs, primitive_chain: chain, scoring: { category, subcategory: 'x', method, maxScore } });
 const get = (path: string) => ({ type: 'P04', inputs: { method: 'GET', path } });
@@ -68,10 +67,4 @@ test('benchmark stats: per task and total, backbone shares, unmapped categories 
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
-});
-
-test('the published corpus: every category maps to a backbone', corpusOpt(), () => {
-  const s = benchmarkStats(publishedDir()!);
-  assert.ok(s.total.tasks >= 1);
-  assert.deepEqual(s.total.unmapped, []);
 });

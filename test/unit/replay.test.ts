@@ -1,8 +1,9 @@
-import { test } from 'node:test';
+import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Worker } from '@temporalio/worker';
+import { Worker, type WorkflowBundle } from '@temporalio/worker';
+import { testWorkflowBundle } from '../helpers/workflow-bundle';
 import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
 import { repoRoot } from '../../src/paths';
 import { sweepWorkflowId } from '../../src/model/sweep';
@@ -17,11 +18,17 @@ test('replay fixtures exist (recorded from real runs)', () => {
 // The sweep checks that it runs under the id its name implies; replay must use the recorded id.
 const workflowIds: Record<string, string> = { 'sweep-fake.json': sweepWorkflowId('replay-fixture') };
 
+// One bundle for every history: bundling is most of a replay's cost.
+let bundle: WorkflowBundle;
+before(async () => {
+  bundle = await testWorkflowBundle();
+});
+
 // A change to workflow code that is not replay-safe (new activity order, removed timer…) fails here.
 for (const f of files) {
   test(`workflow history ${f} replays deterministically on the current workflow code`, async () => {
     const history = historyFromJSON(JSON.parse(readFileSync(join(dir, f), 'utf8')));
     assert.ok((history.events?.length ?? 0) > 10);
-    await Worker.runReplayHistory({ workflowsPath: require.resolve('../../src/workflows'), replayName: f }, history, workflowIds[f]);
+    await Worker.runReplayHistory({ workflowBundle: bundle, replayName: f }, history, workflowIds[f]);
   });
 }

@@ -6,7 +6,8 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { bundleWorkflowCode, Worker, type WorkflowBundle } from '@temporalio/worker';
+import { Worker, type WorkflowBundle } from '@temporalio/worker';
+import { testWorkflowBundle } from '../helpers/workflow-bundle';
 import { ApplicationFailure } from '@temporalio/common';
 import { WorkflowFailedError } from '@temporalio/client';
 import { AgentConfigError, describeFailure, failureType, InfraError } from '../../src/errors';
@@ -21,7 +22,7 @@ let bundle: WorkflowBundle;
 
 before(async () => {
   env = await timeSkipping();
-  bundle = await bundleWorkflowCode({ workflowsPath: require.resolve('../../src/workflows'), logger: { log() {}, info() {}, warn() {}, error() {}, debug() {}, trace() {} } });
+  bundle = await testWorkflowBundle();
 });
 after(async () => {
   await env?.teardown();

@@ -7,7 +7,8 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Context } from '@temporalio/activity';
-import { bundleWorkflowCode, Worker, type WorkflowBundle } from '@temporalio/worker';
+import { Worker, type WorkflowBundle } from '@temporalio/worker';
+import { testWorkflowBundle } from '../helpers/workflow-bundle';
 import { AgentConfigError, failureType } from '../../src/errors';
 import { stopSweepSignal, sweepWorkflow } from '../../src/workflows/sweep';
 import { rolloutStateLabel, sweepWorkflowId, type LookupAnswer, type ResolvedTask, type SweepInputRaw, type SweepResult } from '../../src/model/sweep';
@@ -18,11 +19,10 @@ import { timeSkipping } from '../helpers/temporal';
 
 let env: TestWorkflowEnvironment;
 let bundle: WorkflowBundle;
-const quiet = { log() {}, info() {}, warn() {}, error() {}, debug() {}, trace() {} };
 
 before(async () => {
   env = await timeSkipping();
-  bundle = await bundleWorkflowCode({ workflowsPath: require.resolve('../../src/workflows'), logger: quiet });
+  bundle = await testWorkflowBundle();
 });
 after(async () => {
   await env?.teardown();
