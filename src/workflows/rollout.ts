@@ -12,6 +12,7 @@ import {
 import type { Duration, RetryPolicy } from '@temporalio/common';
 import type * as activities from '../activities';
 import { NON_RETRYABLE, describeFailure, failureType, isInfraFailure, rootMessage } from '../errors';
+import { zodIssuePaths } from '../zod-issues';
 import { scoreTask } from '../scoring/task-score';
 import { voidScore } from '../scoring/void';
 import type { NodeOutcome } from '../model/scores';
@@ -59,7 +60,7 @@ function onHost(hostQueue: string, input: RolloutInput) {
 export async function rolloutWorkflow(raw: RolloutInput): Promise<RolloutResult> {
   const parsed = RolloutInputSchema.safeParse(raw);
   if (!parsed.success) {
-    const msg = parsed.error.issues.map((i) => `rollout input: ${i.path.join('.') || '(root)'}: ${i.message}`).join('\n');
+    const msg = zodIssuePaths(parsed.error).map((i) => `rollout input: ${i.path || '(root)'}: ${i.message}`).join('\n');
     throw ApplicationFailure.nonRetryable(msg, 'InvalidInputError');
   }
   const input = parsed.data;

@@ -29,7 +29,7 @@ import {
 import type { RetryPolicy } from '@temporalio/common';
 import type * as activities from '../activities';
 import { NON_RETRYABLE, describeFailure, notRunReason } from '../errors';
-import { jsonPath } from '../model/json';
+import { zodIssuePaths } from '../zod-issues';
 import { summarizeRollout } from '../scoring/benchmark';
 import type { RolloutResult } from '../model/rollout';
 import { rolloutInputFor, type Entry } from './sweep-entries';
@@ -166,7 +166,7 @@ export async function sweepWorkflow(raw: SweepInputRaw, carry?: SweepCarry): Pro
 function validate(raw: SweepInputRaw): SweepInput {
   const parsed = SweepInputSchema.safeParse(raw);
   if (!parsed.success) {
-    invalid(parsed.error.issues.map((i) => `sweep input: ${jsonPath(i.path) || '(root)'}: ${i.message}`).join('\n'));
+    invalid(zodIssuePaths(parsed.error).map((i) => `sweep input: ${i.path || '(root)'}: ${i.message}`).join('\n'));
   }
   const input = parsed.data;
   const { workflowId } = workflowInfo();

@@ -41,10 +41,10 @@ const noop = (r: SweepResult) => r.benchmark.configs.find((c) => c.agent === 'no
 const close = (a: number | null, b: number, msg: string) => assert.ok(a !== null && Math.abs(a - b) < 0.006, `${msg}: ${a} vs ${b}`);
 
 // Hand-computed from the fixture DAGs (judge disabled, so tiny's CODE_QUALITY is SKIPPED_LLM):
-//   tiny  oracle: 9.6/18 = 53.33 %  (Deploy 3/3, API 4/4, Quality 2.6/11)
+//   tiny  oracle: 9.7/18 = 53.89 %  (Deploy 3/3, API 4/4, Quality 2.7/11: WEIGHTED_MIX is round(2/3·4, 1) = 2.7)
 //   tiny2 oracle: 9.2/12 = 76.67 %  (Deploy 2/2, Data 2/2, AuthZ 2/2, Logic 2.2/3, API 1/1, Quality 0/2)
 //   noop: 0 everywhere. Benchmark = mean over tasks of the mean over (identical) repeats.
-const TINY_ORACLE = (100 * 9.6) / 18;
+const TINY_ORACLE = (100 * 9.7) / 18;
 const TINY2_ORACLE = (100 * 9.2) / 12;
 
 function assertHandComputed(r: SweepResult): void {
@@ -58,7 +58,7 @@ function assertHandComputed(r: SweepResult): void {
   close(o.byBackbone.Data, 100, 'Data (tiny2 only)');
   close(o.byBackbone.AuthZ, 100, 'AuthZ (tiny2 only)');
   close(o.byBackbone.Logic, (100 * 2.2) / 3, 'Logic (tiny2 only)');
-  close(o.byBackbone.Quality, ((100 * 2.6) / 11 + 0) / 2, 'Quality');
+  close(o.byBackbone.Quality, ((100 * 2.7) / 11 + 0) / 2, 'Quality');
   close(o.byTrajectory.happy_path, (100 + (100 * 6.2) / 7) / 2, 'happy_path (tiny 5/5, tiny2 6.2/7)');
   close(o.byCategory.CRUD, 100, 'CRUD');
   assert.deepEqual(o.taxonomy, { T1: 0, T2: 2, T3: 2, T4: 0, T5: 0, none: 0 }, 'tiny oracle: only Quality weak (T2); tiny2 oracle: Logic and Quality (T3)');
@@ -113,9 +113,9 @@ test('acceptance 1: 2 tasks × 2 agents × 2 repeats, concurrency 3 — leaderbo
   assert.equal(first.reportDir, dir);
   for (const f of ['sweep.json', 'summary.md', 'leaderboard.csv', 'groups.csv', 'rollouts.csv', 'rollouts.jsonl', 'report.html']) assert.ok(existsSync(join(dir, f)), f);
   const csv = readFileSync(join(dir, 'leaderboard.csv'), 'utf8').split('\n');
-  assert.match(csv[1], /^1,oracle,none,65,65,/);
+  assert.match(csv[1], /^1,oracle,none,65\.28,65\.28,/);
   assert.equal(readFileSync(join(dir, 'rollouts.jsonl'), 'utf8').trim().split('\n').length, 8);
-  assert.match(readFileSync(join(dir, 'summary.md'), 'utf8'), /\| 1 \| oracle \| none \| 65 \|/);
+  assert.match(readFileSync(join(dir, 'summary.md'), 'utf8'), /\| 1 \| oracle \| none \| 65\.28 \|/);
   for (const x of first.rollouts) assert.ok(existsSync(join(x.runDir!, 'report.html')), `rollout report for ${x.workflowId}`);
   assert.deepEqual(labelledFor(input.name), [], 'every stack torn down');
 
