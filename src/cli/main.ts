@@ -114,14 +114,16 @@ program
   .option('--detach', 'start the sweep and return (follow it with `saasbench watch <name>`)')
   .option('--json', 'print the benchmark (leaderboard, per backbone/category/task) as JSON')
   .option('--skip-preflight', 'do not check the tasks\' images on this host before starting')
-  .action((file: string, o: { worker: boolean; detach?: boolean; json?: boolean; skipPreflight?: boolean }) => exitWith(sweepCommand(file, o)));
+  .option('--as-paper', "the paper's view of the leaderboard: a declared task without a scored rollout scores 0 (mean over all declared tasks)")
+  .action((file: string, o: { worker: boolean; detach?: boolean; json?: boolean; skipPreflight?: boolean; asPaper?: boolean }) => exitWith(sweepCommand(file, o)));
 
 program
   .command('watch <sweep>')
   .description('live progress of a sweep (name or sweep/<name>): per-rollout phase, nodes evaluated, ETA; the leaderboard at the end')
   .option('--once', 'print one snapshot and exit')
   .option('--interval <seconds>', 'refresh interval', positiveFlag('--interval'), 2)
-  .action((sweep: string, o: { once?: boolean; interval?: number }) => exitWith(watchCommand(sweep, o)));
+  .option('--as-paper', "the paper's view of the leaderboard: a declared task without a scored rollout scores 0 (mean over all declared tasks)")
+  .action((sweep: string, o: { once?: boolean; interval?: number; asPaper?: boolean }) => exitWith(watchCommand(sweep, o)));
 
 program
   .command('stop <sweep>')
@@ -132,7 +134,8 @@ program
 program
   .command('report <target>')
   .description('(re)write HTML/Markdown/CSV/JSONL reports: a run folder, a sweep folder, or a sweep name (fetched from Temporal)')
-  .action((target: string) => exitWith(reportCommand(target)));
+  .option('--as-paper', "a sweep's report in the paper's view (a declared task without a scored rollout scores 0), written to <sweep folder>/as-paper/")
+  .action((target: string, o: { asPaper?: boolean }) => exitWith(reportCommand(target, o)));
 
 const tasks = program.command('tasks').description('task folders');
 tasks

@@ -59,6 +59,8 @@ export interface SweepCommandOptions {
   skipPreflight?: boolean;
   detach?: boolean;
   json?: boolean;
+  /** print the leaderboard in the paper's view (a missing task scores 0) */
+  asPaper?: boolean;
 }
 
 /**
@@ -126,7 +128,7 @@ export async function sweepCommand(fileArg: string, o: SweepCommandOptions): Pro
     await followSweep(client, handle, { until: result });
     const r = await result;
     if (o.json) process.stdout.write(`${JSON.stringify(r.benchmark, null, 2)}\n`);
-    else printSweepResult(r);
+    else printSweepResult(r, process.stdout, { asPaper: o.asPaper });
     return 0;
   } finally {
     process.removeListener('SIGINT', onSignal);

@@ -1,7 +1,7 @@
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import type { RolloutProgress } from '../model/rollout';
 import { fmtSecs, rolloutStateLabel, sweepWorkflowId, type SweepProgress, type SweepResult, type SweepRolloutProgress } from '../model/sweep';
-import { leaderboardText } from '../report/sweep-export';
+import { leaderboardText, sweepBenchmark } from '../report/sweep-export';
 import { connectClient } from '../temporal/connection';
 import { temporalTarget } from './temporal-target';
 import { InvalidInputError } from '../errors';
@@ -98,7 +98,7 @@ export function renderSnapshot(s: Snapshot): string {
   const shown = p.rollouts.filter((r) => r.state !== 'pending');
   for (const r of shown) lines.push(rolloutLine(r, s.phases[r.workflowId], Date.now()));
   if (p.counts.pending) lines.push(`  … ${p.counts.pending} pending`);
-  if (p.leaders.length) lines.push(`leaders: ${p.leaders.map((l) => `${l.agent}${l.model === 'none' ? '' : `/${l.model}`} ${l.score ?? '–'} (${l.tasks} task${l.tasks === 1 ? '' : 's'})`).join(' · ')}`);
+  if (p.leaders.length) lines.push(`leaders: ${p.leaders.map((l) => `${l.agent}${l.model === 'none' ? '' : `/${l.model}`} ${l.score ?? '–'} (${l.declaredTasks !== undefined ? `${l.tasks}/${l.declaredTasks} tasks` : `${l.tasks} task${l.tasks === 1 ? '' : 's'}`})`).join(' · ')}`);
   return lines.join('\n');
 }
 
@@ -147,7 +147,7 @@ export async function followSweep(client: Client, handle: WorkflowHandle, o: Wat
   }
 }
 
-export async function watchCommand(nameOrId: string, o: { once?: boolean; interval?: number }): Promise<number> {
+export async function watchCommand(nameOrId: string, o: { once?: boolean; interval?: number; asPaper?: boolean }): Promise<number> {
   const target = await temporalTarget(true);
   const { client, connection } = await connectClient(target);
   try {
@@ -161,7 +161,7 @@ export async function watchCommand(nameOrId: string, o: { once?: boolean; interv
       if (o.once) return 0;
     }
     const final = await handle.describe();
-    if (final.status.name === 'COMPLETED') printSweepResult(await resultRidingRestarts<SweepResult>(handle), process.stdout);
+    if (final.status.name === 'COMPLETED') printSweepResult(await resultRidingRestarts<SweepResult>(handle), process.stdout, { asPaper: o.asPaper });
     else process.stdout.write(`${handle.workflowId} is ${final.status.name.toLowerCase()}\n`);
     return 0;
   } finally {
@@ -169,9 +169,10 @@ export async function watchCommand(nameOrId: string, o: { once?: boolean; interv
   }
 }
 
-export function printSweepResult(r: SweepResult, out: NodeJS.WritableStream = process.stdout): void {
+/** The end-of-sweep summary and leaderboard (recomputed over the declared tasks; `asPaper`: the paper's view). */
+export function printSweepResult(r: SweepResult, out: NodeJS.WritableStream = process.stdout, o: { asPaper?: boolean } = {}): void {
   const c = r.counts;
   out.write(`\nsweep ${r.name}: completed ${c.completed}, failed ${c.failed + c.timed_out}, cancelled ${c.cancelled + c.terminated}, not started ${c.pending}${r.stopped ? ` (stopped: ${r.stopped})` : ''}\n\n`);
-  out.write(`${leaderboardText(r.benchmark)}\n`);
+  out.write(`${leaderboardText(sweepBenchmark(r, o))}\n`);
   if (r.reportDir) out.write(`\nreport: ${r.reportDir}/report.html${r.reportHost ? ` (host ${r.reportHost})` : ''}\n`);
 }

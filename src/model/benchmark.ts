@@ -23,6 +23,12 @@ export interface ConfigRow {
   repeatStdev: number | null;
   /** tasks with at least one completed rollout */
   tasks: number;
+  /** the sweep's declared tasks (every task the sweep file names); `tasks` of them were scored */
+  declaredTasks?: number;
+  /** declared tasks without a scored rollout for this configuration (failed, not run, never started) */
+  missingTasks?: string[];
+  /** some declared task has no scored rollout: ranked after the complete rows (not in the as-paper view) */
+  incomplete?: boolean;
   rollouts: number;
   completed: number;
   /** rollouts without a score: failed, cancelled, terminated or timed out */
@@ -33,6 +39,12 @@ export interface ConfigRow {
   byCategory: Record<string, number | null>;
   byTrajectory: Record<string, number | null>;
   taxonomy: Record<TaxonomyLabel | 'none', number>;
+  /**
+   * Failure taxonomy per capability unit (task × this configuration, over its repeats): one label
+   * per declared task, from the mean per-backbone percentages of its scored repeats; `none` = no
+   * backbone scored, `notRun` = no scored rollout (docs/scoring.md).
+   */
+  units?: Record<TaxonomyLabel | 'none' | 'notRun', number>;
 }
 
 export interface BenchmarkReport {
@@ -43,4 +55,6 @@ export interface BenchmarkReport {
   trajectories: string[];
   rollouts: { total: number; completed: number; unscored: number };
   rule: string;
+  /** the paper's view: a missing task scores 0 in score / non-LLM / Best@k, rows ranked by score alone */
+  asPaper?: boolean;
 }

@@ -231,7 +231,7 @@ export interface SweepProgress {
   etaSeconds: number | null;
   rollouts: SweepRolloutProgress[];
   /** (agent, model) → benchmark score so far */
-  leaders: { agent: string; model: string; score: number | null; tasks: number }[];
+  leaders: { agent: string; model: string; score: number | null; tasks: number; declaredTasks?: number }[];
 }
 
 export interface StopRequest {
@@ -287,7 +287,7 @@ export function describeSweep(p: SweepProgress, result?: SweepResult): string {
   else if (p.stopping) lines.push(`**stopping** (${p.stopping === 'drain' ? 'letting running rollouts finish' : 'cancelling running rollouts'})`);
   if (!result && p.etaSeconds !== null) lines.push(`ETA ~${fmtSecs(p.etaSeconds)}${p.avgRolloutSeconds !== null ? ` (avg rollout ${fmtSecs(Math.round(p.avgRolloutSeconds))})` : ''}`);
   if (p.leaders.length) {
-    lines.push(['| agent | model | score | tasks |', '|---|---|---|---|', ...p.leaders.map((l) => `| ${l.agent} | ${l.model} | ${l.score ?? '–'} | ${l.tasks} |`)].join('\n'));
+    lines.push(['| agent | model | score | tasks |', '|---|---|---|---|', ...p.leaders.map((l) => `| ${l.agent} | ${l.model} | ${l.score ?? '–'} | ${l.tasks}${l.declaredTasks !== undefined ? `/${l.declaredTasks}` : ''} |`)].join('\n'));
   }
   if (result?.reportDir) lines.push(`report: \`${result.reportDir}/report.html\`${result.reportHost ? ` on host \`${result.reportHost}\`` : ''}`);
   return lines.join('\n\n');

@@ -1,5 +1,5 @@
 import { BACKBONES } from '../scoring/backbone';
-import { pctOf } from '../scoring/benchmark';
+import { computeBenchmark, pctOf, tasksLabel } from '../scoring/benchmark';
 import { type BenchmarkReport } from '../model/benchmark';
 import { TAXONOMY_LABELS } from '../model/scores';
 import { rolloutStateLabel, type RolloutSummary, type SweepResult } from '../model/sweep';
@@ -9,10 +9,31 @@ import { mdTable, textTable } from './table';
 
 const r1 = (x: number | null | undefined): number | null => (x === null || x === undefined ? null : Math.round(x * 10) / 10);
 
-function leaderboardRows(b: BenchmarkReport): (string | number | null)[][] {
-  return b.configs.map((c) => [c.rank, c.agent, c.model, c.score, c.nonLlm, c.bestOfK, `${c.tasks}/${b.tasks.length}`, `${c.completed}/${c.rollouts}`, ...TAXONOMY_LABELS.map((l) => c.taxonomy[l])]);
+/**
+ * The leaderboard of a sweep result, recomputed from its rollouts over its declared tasks (so a
+ * result written before the declared-task rule still renders by it); `asPaper`: the paper's view,
+ * a missing task scores 0.
+ */
+export function sweepBenchmark(r: Pick<SweepResult, 'rollouts' | 'tasks' | 'input'>, o: { asPaper?: boolean } = {}): BenchmarkReport {
+  return computeBenchmark(r.rollouts, { tasks: r.tasks.map((t) => t.id), asPaper: o.asPaper, thresholds: r.input.taxonomy });
 }
-const LEADERBOARD_HEADER = ['#', 'agent', 'model', 'score', 'non-LLM', 'Best@k', 'tasks', 'rollouts', ...TAXONOMY_LABELS];
+
+/** the same result with its leaderboard recomputed (what `report` and `watch` render) */
+export function withBenchmark(r: SweepResult, o: { asPaper?: boolean } = {}): SweepResult {
+  return { ...r, benchmark: sweepBenchmark(r, o) };
+}
+
+function leaderboardRows(b: BenchmarkReport): (string | number | null)[][] {
+  return b.configs.map((c) => [c.rank, c.agent, c.model, c.score, c.nonLlm, c.bestOfK, tasksLabel(c, b.tasks.length), `${c.completed}/${c.rollouts}`, c.incomplete ? 'incomplete' : '', ...TAXONOMY_LABELS.map((l) => c.taxonomy[l])]);
+}
+const LEADERBOARD_HEADER = ['#', 'agent', 'model', 'score', 'non-LLM', 'Best@k', 'tasks', 'rollouts', 'flag', ...TAXONOMY_LABELS];
+
+export const UNIT_LABELS = [...TAXONOMY_LABELS, 'none', 'notRun'] as const;
+const UNIT_HEADER = ['agent / model', ...TAXONOMY_LABELS, 'none', 'not run'];
+/** capability-unit taxonomy counts: one label per (task, configuration) over its repeats */
+function unitRows(b: BenchmarkReport): (string | number | null)[][] {
+  return b.configs.map((c) => [`${c.agent} / ${c.model}`, ...UNIT_LABELS.map((l) => c.units?.[l] ?? null)]);
+}
 
 /** The leaderboard as an aligned text table (the CLI prints it at the end of a sweep). */
 export function leaderboardText(b: BenchmarkReport): string {
@@ -22,6 +43,10 @@ export function leaderboardText(b: BenchmarkReport): string {
     textTable(LEADERBOARD_HEADER, leaderboardRows(b)),
     '',
     textTable(['agent / model', ...bb], b.configs.map((c) => [`${c.agent} / ${c.model}`, ...bb.map((k) => c.byBackbone[k])])),
+    '',
+    'failure taxonomy per capability unit (task × agent × model over its repeats; the table above counts rollouts):',
+    textTable(UNIT_HEADER, unitRows(b)),
+    ...(b.asPaper ? ['', `(${b.rule})`] : []),
   ].join('\n');
 }
 
@@ -44,6 +69,10 @@ export function sweepMarkdown(r: SweepResult): string {
     mdTable(LEADERBOARD_HEADER, leaderboardRows(b)),
     '',
     `_${b.rule}._`,
+    '',
+    '## Failure taxonomy per capability unit',
+    '',
+    mdTable(UNIT_HEADER, unitRows(b)),
     '',
     '## Per backbone',
     '',
@@ -69,10 +98,10 @@ export function toCsv(header: string[], rows: unknown[][]): string {
 }
 
 export function leaderboardCsv(b: BenchmarkReport): string {
-  const header = ['rank', 'agent', 'model', 'score', 'non_llm', 'best_of_k', 'repeat_stdev', 'tasks', 'rollouts', 'completed', 'unscored', 'judge_dropped_max_score', ...b.backbones.map((k) => `backbone_${k}`), ...b.trajectories.map((k) => `trajectory_${k}`), ...TAXONOMY_LABELS];
+  const header = ['rank', 'agent', 'model', 'score', 'non_llm', 'best_of_k', 'repeat_stdev', 'tasks', 'declared_tasks', 'incomplete', 'missing_tasks', 'rollouts', 'completed', 'unscored', 'judge_dropped_max_score', ...b.backbones.map((k) => `backbone_${k}`), ...b.trajectories.map((k) => `trajectory_${k}`), ...TAXONOMY_LABELS, ...UNIT_LABELS.map((l) => `unit_${l}`)];
   return toCsv(
     header,
-    b.configs.map((c) => [c.rank, c.agent, c.model, c.score, c.nonLlm, c.bestOfK, c.repeatStdev, c.tasks, c.rollouts, c.completed, c.unscored, c.judgeDroppedMaxScore, ...b.backbones.map((k) => c.byBackbone[k]), ...b.trajectories.map((k) => c.byTrajectory[k]), ...TAXONOMY_LABELS.map((l) => c.taxonomy[l])]),
+    b.configs.map((c) => [c.rank, c.agent, c.model, c.score, c.nonLlm, c.bestOfK, c.repeatStdev, c.tasks, c.declaredTasks ?? b.tasks.length, c.incomplete ?? false, (c.missingTasks ?? []).join(' '), c.rollouts, c.completed, c.unscored, c.judgeDroppedMaxScore, ...b.backbones.map((k) => c.byBackbone[k]), ...b.trajectories.map((k) => c.byTrajectory[k]), ...TAXONOMY_LABELS.map((l) => c.taxonomy[l]), ...UNIT_LABELS.map((l) => c.units?.[l] ?? null)]),
   );
 }
 

@@ -96,9 +96,36 @@ function taskMean(byTask: Map<string, RolloutScoreSummary[]>, value: (s: Rollout
 
 export const BENCHMARK_RULE =
   'benchmark score (Pass@1) = unweighted mean over tasks of the mean over repeats of S_t = 100·Σs/ΣM (SKIPPED_LLM excluded); ' +
-  'per backbone/category/trajectory the same within that group, over the tasks that have it; failed rollouts are not averaged in';
+  'per backbone/category/trajectory the same within that group, over the tasks that have it; failed rollouts are not averaged in; ' +
+  'a row missing a declared task is incomplete (n/N tasks) and ranked after the complete rows';
+export const AS_PAPER_RULE =
+  "as the paper: benchmark score = mean over all N declared tasks, a task without a scored rollout counts 0 (also non-LLM and Best@k); " +
+  'per backbone/category/trajectory over the scored tasks only; rows ranked by score alone';
 
-export function computeBenchmark(rollouts: readonly RolloutSummary[]): BenchmarkReport {
+export interface BenchmarkOptions {
+  /** the sweep's declared task ids (SweepResult.tasks): a task missing from a row counts as missing */
+  tasks?: readonly string[];
+  /** the paper's view: missing tasks score 0 */
+  asPaper?: boolean;
+  /** the taxonomy thresholds of the capability-unit labels (the sweep's `taxonomy`) */
+  thresholds?: TaxonomyThresholds;
+}
+
+/**
+ * The label of one capability unit (task × agent × model over its repeats): the mean over the
+ * scored repeats of each backbone's percentage (a voided repeat is 0 there, its score was zeroed;
+ * a backbone a repeat has no scored node in is left out of that backbone's mean), classified by
+ * the per-rollout rule. null label (no backbone scored) → 'none'; no scored repeat → 'notRun'.
+ */
+export function classifyUnit(repeats: readonly RolloutScoreSummary[], th: TaxonomyThresholds = DEFAULT_THRESHOLDS): TaxonomyLabel | 'none' | 'notRun' {
+  if (!repeats.length) return 'notRun';
+  const pcts = repeats.map(backbonePcts);
+  const keys = [...new Set(pcts.flatMap((p) => Object.keys(p)))];
+  const meanPct = Object.fromEntries(keys.map((b) => [b, mean(nums(pcts.map((p) => p[b] ?? null)))]));
+  return classifyRollout(meanPct, th).label ?? 'none';
+}
+
+export function computeBenchmark(rollouts: readonly RolloutSummary[], opts: BenchmarkOptions = {}): BenchmarkReport {
   const keyOf = (r: { agent: string; model: string }) => `${r.agent}\u0000${r.model}`;
   const groups = new Map<string, RolloutSummary[]>();
   for (const r of rollouts) {
@@ -106,7 +133,11 @@ export function computeBenchmark(rollouts: readonly RolloutSummary[]): Benchmark
     if (!groups.has(k)) groups.set(k, []);
     groups.get(k)!.push(r);
   }
-  const allTasks = [...new Set(rollouts.map((r) => r.taskId))].sort();
+  // the declared list when the caller knows it (a task that never produced a rollout still counts)
+  const declared = [...new Set([...(opts.tasks ?? []), ...rollouts.map((r) => r.taskId)])].sort();
+  const allTasks = declared;
+  const th = opts.thresholds ?? DEFAULT_THRESHOLDS;
+  const asPaper = !!opts.asPaper;
   const scored = rollouts.filter((r) => r.state === 'completed' && r.score);
   const categories = [...new Set(scored.flatMap((r) => Object.keys(r.score!.byCategory)))].sort();
   const trajectories = [...new Set(scored.flatMap((r) => Object.keys(r.score!.byTrajectory)))].sort();
@@ -121,6 +152,9 @@ export function computeBenchmark(rollouts: readonly RolloutSummary[]): Benchmark
       if (!byTask.has(r.taskId)) byTask.set(r.taskId, []);
       byTask.get(r.taskId)!.push(r.score!);
     }
+    const missing = declared.filter((t) => !byTask.has(t));
+    // the paper's S̄ divides by every declared task: a missing one adds 0 to the sum
+    const overTasks = (x: number | null, perTask: number[]) => (asPaper && x !== null ? (x * perTask.length) / declared.length : x);
     const taskCells: Record<string, TaskCell> = {};
     for (const t of [...byTask.keys()].sort()) {
       const reps = done.filter((r) => r.taskId === t).map((r) => pctOf(r.score!.overall));
@@ -131,15 +165,24 @@ export function computeBenchmark(rollouts: readonly RolloutSummary[]): Benchmark
     const perTaskStdev = nums([...byTask.values()].map((ss) => stdev(nums(ss.map((s) => pctOf(s.overall))))));
     const tax = Object.fromEntries([...TAXONOMY_LABELS, 'none'].map((l) => [l, 0])) as ConfigRow['taxonomy'];
     for (const r of done) tax[r.taxonomy?.label ?? 'none']++;
+    const units = Object.fromEntries([...TAXONOMY_LABELS, 'none', 'notRun'].map((l) => [l, 0])) as NonNullable<ConfigRow['units']>;
+    for (const t of declared) units[classifyUnit(byTask.get(t) ?? [], th)]++;
+    const scoreOf = (value: (s: RolloutScoreSummary) => number | null) => {
+      const perTask = [...byTask.values()].map((ss) => mean(nums(ss.map(value)))).filter((m): m is number => m !== null);
+      return r2(overTasks(mean(perTask), perTask));
+    };
     configs.push({
       agent: rows[0].agent,
       model: rows[0].model,
       rank: 0,
-      score: r2(taskMean(byTask, (s) => pctOf(s.overall))),
-      nonLlm: r2(taskMean(byTask, (s) => pctOf(s.nonLlm))),
-      bestOfK: r2(mean(perTaskBest)),
+      score: scoreOf((s) => pctOf(s.overall)),
+      nonLlm: scoreOf((s) => pctOf(s.nonLlm)),
+      bestOfK: r2(overTasks(mean(perTaskBest), perTaskBest)),
       repeatStdev: r2(mean(perTaskStdev)),
       tasks: byTask.size,
+      declaredTasks: declared.length,
+      missingTasks: missing,
+      incomplete: missing.length > 0,
       rollouts: rows.length,
       completed: done.length,
       unscored: rows.length - done.length,
@@ -149,12 +192,16 @@ export function computeBenchmark(rollouts: readonly RolloutSummary[]): Benchmark
       byCategory: Object.fromEntries(categories.map((c) => [c, r2(taskMean(byTask, (s) => pctOf(s.byCategory[c])))])),
       byTrajectory: Object.fromEntries(trajectories.map((t) => [t, r2(taskMean(byTask, (s) => pctOf(s.byTrajectory[t])))])),
       taxonomy: tax,
+      units,
     });
   }
-  configs.sort((a, b) => (b.score ?? -1) - (a.score ?? -1) || a.agent.localeCompare(b.agent) || a.model.localeCompare(b.model));
+  // complete rows first (an incomplete row's mean stands on fewer tasks: not comparable), then score;
+  // the paper's view already charges missing tasks 0, so it ranks by score alone
+  const tier = (c: ConfigRow) => (!asPaper && c.incomplete ? 1 : 0);
+  configs.sort((a, b) => tier(a) - tier(b) || (b.score ?? -1) - (a.score ?? -1) || a.agent.localeCompare(b.agent) || a.model.localeCompare(b.model));
   let rank = 0;
   configs.forEach((c, i) => {
-    if (i === 0 || c.score !== configs[i - 1].score) rank = i + 1;
+    if (i === 0 || c.score !== configs[i - 1].score || tier(c) !== tier(configs[i - 1])) rank = i + 1;
     c.rank = rank;
   });
   const completed = rollouts.filter((r) => r.state === 'completed').length;
@@ -165,6 +212,12 @@ export function computeBenchmark(rollouts: readonly RolloutSummary[]): Benchmark
     categories,
     trajectories,
     rollouts: { total: rollouts.length, completed, unscored: rollouts.length - completed },
-    rule: BENCHMARK_RULE,
+    rule: asPaper ? AS_PAPER_RULE : BENCHMARK_RULE,
+    ...(asPaper ? { asPaper: true } : {}),
   };
+}
+
+/** "n/N tasks" — how many of the declared tasks a row's score stands on. */
+export function tasksLabel(c: Pick<ConfigRow, 'tasks' | 'declaredTasks'>, declared: number): string {
+  return `${c.tasks}/${c.declaredTasks ?? declared} tasks`;
 }

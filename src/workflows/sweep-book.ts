@@ -191,7 +191,8 @@ export class SweepBook {
       counts,
       tasks: this.tasks,
       rollouts,
-      benchmark: computeBenchmark(rollouts),
+      // the declared list is the resolved tasks: a task that never produced a scored rollout counts as missing
+      benchmark: computeBenchmark(rollouts, { tasks: this.tasks.map((t) => t.id), thresholds: this.input.taxonomy }),
       reportDir: null,
       reportHost: null,
       input: this.input,

@@ -56,7 +56,10 @@ export function progressOf(s: { input: SweepInput; workflowId: string; run: numb
     const lanes = Math.max(1, Math.min(input.concurrency, counts.pending + counts.running));
     eta = Math.round((pendingWork + runningWork) / lanes / 1000);
   }
-  const bench = computeBenchmark(es.filter((e) => e.summary).map((e) => e.summary!));
+  const bench = computeBenchmark(
+    es.filter((e) => e.summary).map((e) => e.summary!),
+    { tasks: [...new Set(es.map((e) => e.item.taskId))], thresholds: input.taxonomy },
+  );
   return {
     name: input.name,
     workflowId: s.workflowId,
@@ -87,7 +90,7 @@ export function progressOf(s: { input: SweepInput; workflowId: string; run: numb
       notRun: e.summary?.notRun,
       voided: e.summary?.voided,
     })),
-    leaders: bench.configs.map((c) => ({ agent: c.agent, model: c.model, score: c.score, tasks: c.tasks })),
+    leaders: bench.configs.map((c) => ({ agent: c.agent, model: c.model, score: c.score, tasks: c.tasks, declaredTasks: c.declaredTasks })),
   };
 }
 

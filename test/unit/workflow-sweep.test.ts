@@ -14,6 +14,8 @@ import { stopSweepSignal, sweepWorkflow } from '../../src/workflows/sweep';
 import { rolloutStateLabel, sweepWorkflowId, type LookupAnswer, type ResolvedTask, type SweepInputRaw, type SweepResult } from '../../src/model/sweep';
 import type { AgentRunSummary, EvalPlan, Provisioned, RolloutResult } from '../../src/model/rollout';
 import { summarizeRollout } from '../../src/scoring/benchmark';
+import { leaderboardText, sweepBenchmark } from '../../src/report/sweep-export';
+import { ImageMissingError } from '../../src/sandbox/errors';
 import type * as activities from '../../src/activities';
 import { timeSkipping } from '../helpers/temporal';
 
@@ -34,13 +36,19 @@ const tasks: ResolvedTask[] = [{ path: 'tasks/t1', dir: '/t1', id: 't1', hash: '
 let n = 0;
 /** teardowns of the last runSweep, readable also when the sweep ended Canceled */
 let lastTornDown = 0;
-async function runSweep(over: Partial<SweepInputRaw>, agentBehaviour: (agent: string) => Promise<AgentRunSummary>, during?: (h: { signal(req?: { cancelRunning?: boolean }): Promise<void>; cancel(): Promise<unknown> }) => Promise<void>): Promise<{ result: SweepResult; started: string[]; tornDown: number }> {
+type Acts = typeof activities;
+async function runSweep(
+  over: Partial<SweepInputRaw>,
+  agentBehaviour: (agent: string) => Promise<AgentRunSummary>,
+  during?: (h: { signal(req?: { cancelRunning?: boolean }): Promise<void>; cancel(): Promise<unknown> }) => Promise<void>,
+  /** activities replaced for one test (e.g. tasks resolved, a provision that fails) */
+  actsOver: Partial<Acts> = {},
+): Promise<{ result: SweepResult; started: string[]; tornDown: number }> {
   const taskQueue = `sweep-ts-${++n}`;
   const name = `ts${n}`;
   const started: string[] = [];
   let tornDown = 0;
   lastTornDown = 0;
-  type Acts = typeof activities;
   const acts: Partial<Acts> = {
     sweepResolveTasks: async () => tasks,
     // what the real lookup answers, from the test server: absent, running, or completed with its summary
@@ -69,6 +77,7 @@ async function runSweep(over: Partial<SweepInputRaw>, agentBehaviour: (agent: st
       lastTornDown = tornDown;
       return { containers: 0, networks: 0, volumes: 0 };
     },
+    ...actsOver,
   };
   const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: bundle, activities: acts });
   const input: SweepInputRaw = { name, tasks: ['tasks/t1'], agents: ['oracle'], repeats: 1, concurrency: 4, taskQueue, evaluation: { parallelism: 1, judge: { enabled: false, model: 'none' } }, ...over };
@@ -96,6 +105,31 @@ test('a misconfigured agent is recorded "not run: <reason>" and left out of the 
   assert.equal(row.score, null, 'not averaged as a 0');
   assert.equal(row.completed, 0);
   assert.equal(result.benchmark.configs.find((c) => c.agent === 'oracle')!.score, 100);
+});
+
+test('a task that fails to provision: its row is incomplete ("1/2 tasks") and ranked after the complete one; --as-paper scores it 0', async () => {
+  const two: ResolvedTask[] = [...tasks, { path: 'tasks/t2', dir: '/t2', id: 't2', hash: 'h', nodes: 1, maxScore: 1 }];
+  const base = (i: { rolloutKey: string }): Provisioned => ({ host: 'h', hostQueue: '', runDir: '/nonexistent', plan, stack: { rolloutKey: i.rolloutKey, project: 'p', network: 'n', services: {} }, appUrl: 'http://x', provisionMs: 1 });
+  let queue = '';
+  const { result } = await runSweep({ tasks: ['tasks/t1', 'tasks/t2'], agents: ['codex', 'oracle'] }, async (agent) => completed(agent), undefined, {
+    sweepResolveTasks: async (i) => {
+      queue = i.input.taskQueue ?? '';
+      return two;
+    },
+    provision: async (i) => {
+      // codex scores 100 where it runs, but t2 never comes up for it
+      if (i.workflowId.includes('/codex/') && i.taskId === 't2') throw new ImageMissingError('app', 'saasbench/t2-app:latest');
+      return { ...base(i), hostQueue: queue };
+    },
+  });
+  const codex = result.rollouts.find((r) => r.agent === 'codex' && r.taskId === 't2')!;
+  assert.match(codex.notRun ?? '', /ImageMissingError/);
+  const rows = result.benchmark.configs;
+  assert.deepEqual(rows.map((c) => [c.agent, c.rank, c.incomplete, `${c.tasks}/${c.declaredTasks}`]), [['oracle', 1, false, '2/2'], ['codex', 2, true, '1/2']]);
+  assert.deepEqual(rows[1].units, { T1: 1, T2: 0, T3: 0, T4: 0, T5: 0, none: 0, notRun: 1 }, 't1 passed its one API node: T1; t2 never ran');
+  assert.match(leaderboardText(result.benchmark), /1\/2 tasks\s.*incomplete/);
+  const paper = sweepBenchmark(result, { asPaper: true });
+  assert.equal(paper.configs.find((c) => c.agent === 'codex')!.score, 50, '(100 + 0) / 2');
 });
 
 test('continue-as-new every 2 finished rollouts: all 5 complete across several runs, none run twice', async () => {

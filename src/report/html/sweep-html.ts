@@ -1,4 +1,4 @@
-import { pctOf } from '../../scoring/benchmark';
+import { pctOf, tasksLabel } from '../../scoring/benchmark';
 import { TAXONOMY_MEANING } from '../../scoring/taxonomy';
 import { TAXONOMY_LABELS } from '../../model/scores';
 import type { SweepResult } from '../../model/sweep';
@@ -61,7 +61,7 @@ export async function renderSweepHtml(r: SweepResult, links: Record<string, stri
         pctCell(x.nonLlm),
         pctCell(x.bestOfK),
         `<td class="num">${fmtPct(x.repeatStdev)}</td>`,
-        `<td class="num">${x.tasks}/${b.tasks.length}</td>`,
+        `<td class="num">${tasksLabel(x, b.tasks.length)}${x.incomplete ? ` <span class="small" title="${esc(`missing: ${(x.missingTasks ?? []).join(', ')}`)}">incomplete</span>` : ''}</td>`,
         `<td class="num">${x.completed}/${x.rollouts}</td>`,
         `<td class="num">${x.unscored}</td>`,
         ...TAXONOMY_LABELS.map((l) => `<td class="num">${x.taxonomy[l] || ''}</td>`),
@@ -89,6 +89,18 @@ export async function renderSweepHtml(r: SweepResult, links: Record<string, stri
       [...TAXONOMY_LABELS].map((l) => [taxonomyBadge(l), esc(TAXONOMY_MEANING[l]), ...configs.map((x) => `<td class="num">${x.taxonomy[l]}</td>`)]),
     ),
   );
+  out.push('<h3>Per capability unit</h3>');
+  out.push(
+    table(
+      ['label', 'meaning', ...series],
+      [...TAXONOMY_LABELS, 'none' as const, 'notRun' as const].map((l) => [
+        l === 'none' || l === 'notRun' ? esc(l === 'none' ? 'none' : 'not run') : taxonomyBadge(l),
+        esc(l === 'none' ? 'no backbone scored' : l === 'notRun' ? 'no scored rollout' : TAXONOMY_MEANING[l]),
+        ...configs.map((x) => `<td class="num">${x.units?.[l] ?? '–'}</td>`),
+      ]),
+    ),
+  );
+  out.push('<p class="small">the first table counts rollouts; this one counts capability units (task × agent × model), each labelled from the mean per-backbone percentages over its scored repeats (docs/scoring.md).</p>');
   out.push(`<p class="small">thresholds: weak &lt; ${r.input.taxonomy.weak}, strong ≥ ${r.input.taxonomy.strong} (percent within a backbone); rules in docs/scoring.md.</p>`);
 
   out.push('<h2>Rollouts</h2>');
