@@ -7,7 +7,9 @@
  *    is worthless outside this relay — and replaces it with the real API key, which therefore
  *    never enters the container, its environment or the agent's transcript;
  *  - forwards to the configured upstream base URL (base + the request path), streaming the
- *    response (SSE) through unbuffered, and aborts the upstream call when the agent disconnects.
+ *    response (SSE) through unbuffered, and aborts the upstream call when the agent disconnects;
+ *  - is the LLM gateway: a request whose protocol (from its path) differs from the upstream's is
+ *    translated both ways (llm-relay-translate.ts, src/gateway), with one GatewayMemory per rollout.
  * It never logs headers or bodies. Port and token are kept in <runDir>/agent/relay.json so a
  * retried activity (worker crash, re-attach) brings the relay back where the running agent expects it.
  */
@@ -21,6 +23,8 @@ import type { Logger } from 'pino';
 import { registerSecret } from '../log';
 import { writeJson } from '../runs/files';
 import type { Upstream } from './models';
+import { GatewayMemory } from '../gateway';
+import { agentProtocolOf, answerSideEndpoint, forwardTranslated, type GatewayState, type UsageTotals } from './llm-relay-translate';
 
 export interface RelayOptions {
   /** the rollout key: one relay per rollout per worker process */
@@ -31,6 +35,8 @@ export interface RelayOptions {
   stateDir: string;
   /** JSON fields merged into POST bodies (registry relayBodyOverrides) */
   bodyOverrides?: Record<string, unknown>;
+  /** the model's snapshot id (what a local GET /v1/models reports when translating) */
+  model?: string;
   log?: Logger;
 }
 
@@ -39,6 +45,10 @@ export interface RelayStats {
   upstreamErrors: number;
   rejected: number;
   statusCounts: Record<string, number>;
+  /** requests translated between protocols (the others passed through) */
+  translated: number;
+  /** usage of the translated answers, summed over the rollout (for metering) */
+  usage: UsageTotals;
 }
 
 export interface Relay {
@@ -70,8 +80,20 @@ export async function startRelay(o: RelayOptions): Promise<Relay> {
   const stateFile = join(o.stateDir, 'relay.json');
   const saved = readState(stateFile);
   const token = saved?.token ?? `sk-saasbench-relay-${randomBytes(18).toString('hex')}`;
-  const stats: RelayStats = { requests: 0, upstreamErrors: 0, rejected: 0, statusCounts: {} };
-  const server = http.createServer((req, res) => handle(req, res, o, token, stats));
+  const stats: RelayStats = { requests: 0, upstreamErrors: 0, rejected: 0, statusCounts: {}, translated: 0, usage: { requests: 0, input: 0, cachedInput: 0, output: 0, reasoning: 0 } };
+  const protocol = o.upstream.protocol;
+  const gateway: GatewayState | null = protocol
+    ? {
+        upstream: { ...o.upstream, protocol },
+        memory: new GatewayMemory(),
+        usage: stats.usage,
+        model: o.model,
+        bodyOverrides: o.bodyOverrides,
+        onStatus: (code) => (stats.statusCounts[code] = (stats.statusCounts[code] ?? 0) + 1),
+        onUpstreamError: () => stats.upstreamErrors++,
+      }
+    : null;
+  const server = http.createServer((req, res) => handle(req, res, o, token, stats, gateway));
   server.keepAliveTimeout = 65_000;
   server.requestTimeout = 0; // streams last as long as the model talks; the supervisor watches idleness
   server.headersTimeout = 60_000;
@@ -133,7 +155,7 @@ function sameSecret(a: string | undefined, b: string): boolean {
   return x.length === y.length && timingSafeEqual(x, y);
 }
 
-function handle(req: http.IncomingMessage, res: http.ServerResponse, o: RelayOptions, token: string, stats: RelayStats): void {
+function handle(req: http.IncomingMessage, res: http.ServerResponse, o: RelayOptions, token: string, stats: RelayStats, gateway: GatewayState | null): void {
   stats.requests++;
   // HEAD probes (Claude Code 2.1.126 sends HEAD / at start) carry no credential: answer locally
   if (req.method === 'HEAD' && !presented(req)) {
@@ -149,7 +171,18 @@ function handle(req: http.IncomingMessage, res: http.ServerResponse, o: RelayOpt
   const chunks: Buffer[] = [];
   req.on('data', (c: Buffer) => chunks.push(c));
   req.on('error', () => res.destroy());
-  req.on('end', () => forward(req, res, Buffer.concat(chunks), o, stats));
+  req.on('end', () => {
+    const body = Buffer.concat(chunks);
+    if (gateway) {
+      if (answerSideEndpoint(req, res, body, gateway)) return;
+      const agent = agentProtocolOf(req.method, req.url ?? '/');
+      if (agent && agent !== gateway.upstream.protocol) {
+        stats.translated++;
+        return forwardTranslated(req, res, body, agent, gateway);
+      }
+    }
+    forward(req, res, body, o, stats);
+  });
 }
 
 function forward(req: http.IncomingMessage, res: http.ServerResponse, rawBody: Buffer, o: RelayOptions, stats: RelayStats): void {
