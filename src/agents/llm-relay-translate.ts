@@ -36,7 +36,7 @@ export interface GatewayState {
   upstream: Upstream & { protocol: Protocol };
   memory: GatewayMemory;
   usage: UsageTotals;
-  /** the model id reported by the local GET /v1/models */
+  /** the rollout's snapshot id: the model of every translated request, and what a local GET /v1/models reports */
   model?: string;
   bodyOverrides?: Record<string, unknown>;
   onStatus(code: number): void;
@@ -117,7 +117,9 @@ export function forwardTranslated(req: http.IncomingMessage, res: http.ServerRes
   try {
     agentBody = JSON.parse(rawBody.toString('utf8')) as Record<string, unknown>;
     const t = translateRequest(agent, up.protocol, agentBody, g.memory);
-    upBody = g.bodyOverrides ? { ...t.body, ...g.bodyOverrides } : t.body;
+    // the upstream serves the rollout's snapshot only: Claude Code's background calls name its own
+    // small model (claude-haiku-…), which a foreign provider does not have
+    upBody = { ...t.body, ...(g.model ? { model: g.model } : {}), ...g.bodyOverrides };
     ctx = t.context;
   } catch (err) {
     const message = err instanceof GatewayInputError ? err.message : `request body is not JSON (${(err as Error).message})`;

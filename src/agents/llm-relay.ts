@@ -35,7 +35,7 @@ export interface RelayOptions {
   stateDir: string;
   /** JSON fields merged into POST bodies (registry relayBodyOverrides) */
   bodyOverrides?: Record<string, unknown>;
-  /** the model's snapshot id (what a local GET /v1/models reports when translating) */
+  /** the model's snapshot id: the model of every translated request (and of a local GET /v1/models) */
   model?: string;
   log?: Logger;
 }

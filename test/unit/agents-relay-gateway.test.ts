@@ -102,6 +102,10 @@ test('gateway: Claude Code (Anthropic Messages, streaming, tool use) on a Chat C
     const toolMsg = (fake.modelCalls()[1].body as { messages: { role: string; tool_call_id?: string }[] }).messages.find((m) => m.role === 'tool')!;
     assert.equal(toolMsg.tool_call_id, toolStart.content_block.id, 'tool-call ids kept across the protocols');
 
+    // a background call naming Claude Code's own small model goes to the rollout's snapshot
+    await call(relay.url, 'POST', '/v1/messages', h, { ...turn1, model: 'claude-haiku-4-5' });
+    assert.equal(fake.modelCalls().at(-1)!.model, 'snap-1');
+
     // non-streaming
     const a3 = await call(relay.url, 'POST', '/v1/messages', h, { ...turn1, stream: false });
     const whole = JSON.parse(a3.text) as { type: string; stop_reason: string; content: { type: string; name?: string }[]; usage: { input_tokens: number } };
@@ -115,11 +119,11 @@ test('gateway: Claude Code (Anthropic Messages, streaming, tool use) on a Chat C
     assert.ok((JSON.parse(ct.text) as { input_tokens: number }).input_tokens > 10);
     const models = await call(relay.url, 'GET', '/v1/models', h);
     assert.equal((JSON.parse(models.text) as { data: { id: string }[] }).data[0].id, 'snap-1');
-    assert.equal(fake.modelCalls().length, 3, 'side endpoints never reach the upstream');
+    assert.equal(fake.modelCalls().length, 4, 'side endpoints never reach the upstream');
 
     // usage (Chat prompt_tokens 300+step, completion_tokens 40+step) summed per rollout
-    assert.deepEqual(relay.stats.usage, { requests: 3, input: 300 + 301 + 300, cachedInput: 0, output: 40 + 41 + 40, reasoning: 0 });
-    assert.equal(relay.stats.translated, 3);
+    assert.deepEqual(relay.stats.usage, { requests: 4, input: 300 + 301 + 300 + 300, cachedInput: 0, output: 40 + 41 + 40 + 40, reasoning: 0 });
+    assert.equal(relay.stats.translated, 4);
     assertSecretsKept(relay, fake, [a1, a2, a3, ct, models]);
   } finally {
     await relay.close();
