@@ -9,6 +9,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import {
+  createStreamDecoder,
   decodeRequest,
   decodeResponse,
   encodeAgentError,
@@ -16,6 +17,7 @@ import {
   GatewayInputError,
   mapUpstreamError,
   responseFromStream,
+  SseParser,
   StreamTranslator,
   streamFromResponse,
   translateRequest,
@@ -99,7 +101,7 @@ function sendError(res: http.ServerResponse, agent: Protocol, e: IrError): void 
   res.end(out.body);
 }
 
-function addUsage(g: GatewayState, u: IrUsage | undefined): void {
+export function addUsage(g: GatewayState, u: IrUsage | undefined): void {
   if (!u) return;
   g.usage.requests++;
   g.usage.input += u.input;
@@ -202,4 +204,54 @@ export function forwardTranslated(req: http.IncomingMessage, res: http.ServerRes
     if (!res.writableFinished) call.destroy();
   });
   call.end(payload);
+}
+
+/**
+ * Reads the usage of an answer passed through untranslated, beside the bytes going to the agent
+ * (which it never changes): an SSE stream is decoded as it passes, a JSON answer at its end. A
+ * shape it cannot read is simply not metered.
+ */
+export class UsageMeter {
+  private parser = new SseParser();
+  private decoder;
+  private chunks: Buffer[] = [];
+  private size = 0;
+  private broken = false;
+  private usage: IrUsage | undefined;
+
+  constructor(
+    private readonly protocol: Protocol,
+    private readonly sse: boolean,
+  ) {
+    this.decoder = createStreamDecoder(protocol);
+  }
+
+  push(c: Buffer): void {
+    if (this.broken) return;
+    try {
+      if (this.sse) {
+        for (const ev of this.parser.push(c)) for (const ir of this.decoder.push(ev)) if (ir.type === 'finish') this.usage = ir.usage;
+      } else {
+        this.size += c.length;
+        // whole answers are small; a huge one is not worth holding twice
+        if (this.size > 16 * 1024 * 1024) this.broken = true;
+        else this.chunks.push(c);
+      }
+    } catch {
+      this.broken = true;
+    }
+  }
+
+  end(): IrUsage | undefined {
+    if (this.broken) return undefined;
+    try {
+      if (this.sse) {
+        for (const ev of this.parser.end()) for (const ir of this.decoder.push(ev)) if (ir.type === 'finish') this.usage = ir.usage;
+        return this.usage;
+      }
+      return decodeResponse(this.protocol, JSON.parse(Buffer.concat(this.chunks).toString('utf8'))).usage;
+    } catch {
+      return undefined;
+    }
+  }
 }

@@ -24,7 +24,7 @@ import { registerSecret } from '../log';
 import { writeJson } from '../runs/files';
 import type { Upstream } from './models';
 import { GatewayMemory } from '../gateway';
-import { agentProtocolOf, answerSideEndpoint, forwardTranslated, type GatewayState, type UsageTotals } from './llm-relay-translate';
+import { addUsage, agentProtocolOf, answerSideEndpoint, forwardTranslated, UsageMeter, type GatewayState, type UsageTotals } from './llm-relay-translate';
 
 export interface RelayOptions {
   /** the rollout key: one relay per rollout per worker process */
@@ -47,7 +47,7 @@ export interface RelayStats {
   statusCounts: Record<string, number>;
   /** requests translated between protocols (the others passed through) */
   translated: number;
-  /** usage of the translated answers, summed over the rollout (for metering) */
+  /** usage of the model answers (translated or passed through), summed over the rollout (for metering) */
   usage: UsageTotals;
 }
 
@@ -181,11 +181,13 @@ function handle(req: http.IncomingMessage, res: http.ServerResponse, o: RelayOpt
         return forwardTranslated(req, res, body, agent, gateway);
       }
     }
-    forward(req, res, body, o, stats);
+    // same protocol: passed through untouched, its usage read on the side (metering)
+    const agent = gateway ? agentProtocolOf(req.method, req.url ?? '/') : undefined;
+    forward(req, res, body, o, stats, agent && gateway ? gateway : null);
   });
 }
 
-function forward(req: http.IncomingMessage, res: http.ServerResponse, rawBody: Buffer, o: RelayOptions, stats: RelayStats): void {
+function forward(req: http.IncomingMessage, res: http.ServerResponse, rawBody: Buffer, o: RelayOptions, stats: RelayStats, meterFor: GatewayState | null): void {
   const base = new URL(o.upstream.baseUrl);
   const target = new URL(base.href.replace(/\/+$/, '') + (req.url ?? '/'));
   let body = rawBody;
@@ -213,8 +215,15 @@ function forward(req: http.IncomingMessage, res: http.ServerResponse, rawBody: B
     res.writeHead(code, out);
     res.flushHeaders();
     res.socket?.setNoDelay(true);
-    upRes.on('data', (c: Buffer) => res.write(c));
-    upRes.on('end', () => res.end());
+    const meter = meterFor && code >= 200 && code < 300 ? new UsageMeter(meterFor.upstream.protocol, /text\/event-stream/i.test(String(upRes.headers['content-type'] ?? ''))) : null;
+    upRes.on('data', (c: Buffer) => {
+      res.write(c);
+      meter?.push(c);
+    });
+    upRes.on('end', () => {
+      res.end();
+      if (meter && meterFor) addUsage(meterFor, meter.end());
+    });
     upRes.on('error', () => res.destroy());
   });
   up.on('error', (err) => {

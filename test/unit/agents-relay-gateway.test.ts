@@ -251,7 +251,7 @@ test('gateway: upstream 529/503/429 reach the agent as its own protocol’s over
   }
 });
 
-test('gateway: same protocol passes through untranslated; a bad agent body is a 400 in its protocol', async () => {
+test('gateway: same protocol passes through untranslated (usage metered on the side); a bad agent body is a 400 in its protocol', async () => {
   const fake = await startFakeAnthropic({ script: { commands: ['echo hi'] }, requireKey: KEY });
   fakes.push(fake);
   const relay = await relayTo({ baseUrl: fake.url, auth: 'x-api-key', protocol: 'anthropic' });
@@ -259,6 +259,9 @@ test('gateway: same protocol passes through untranslated; a bad agent body is a 
     const a = await call(relay.url, 'POST', '/v1/messages?beta=true', { 'x-api-key': relay.token }, { model: 'snap-1', max_tokens: 10, stream: true, messages: [{ role: 'user', content: 'hi' }], tools: [bashTool] });
     assert.equal(a.status, 200);
     assert.equal(relay.stats.translated, 0);
+    // metered on the side: Anthropic input 100 + 10 cache reads, output 20
+    assert.deepEqual(relay.stats.usage, { requests: 1, input: 110, cachedInput: 10, output: 20, reasoning: 0 });
+    assert.match(a.text, /^event: message_start\n/, 'the bytes themselves untouched');
     // count_tokens goes to the Anthropic upstream itself (the fake answers 42)
     const ct = await call(relay.url, 'POST', '/v1/messages/count_tokens', { 'x-api-key': relay.token, 'anthropic-version': '2023-06-01' }, { model: 'snap-1', messages: [{ role: 'user', content: 'hi' }] });
     assert.equal((JSON.parse(ct.text) as { input_tokens: number }).input_tokens, 42);
