@@ -105,7 +105,7 @@ async function startRelayFor(driver: AgentDriver, ctx: AgentContext, i: RunAgent
   checkAgentModel(driver, m);
   const upstream = upstreamOf(m);
   const bindHost = driver.site === 'host' ? '127.0.0.1' : await ctx.sandbox.gateway(i.ref.stack.network, ctx.container);
-  const relay = await startRelay({ key: i.ref.rolloutKey, bindHost, upstream, stateDir: join(i.ref.runDir, 'agent'), bodyOverrides: m.relayBodyOverrides, log: ctx.log });
+  const relay = await startRelay({ key: i.ref.rolloutKey, bindHost, upstream, stateDir: join(i.ref.runDir, 'agent'), bodyOverrides: m.relayBodyOverrides, model: m.snapshot, log: ctx.log });
   ctx.llm = { baseUrl: relay.url, token: relay.token };
   return relay;
 }

@@ -7,7 +7,9 @@
  *    is worthless outside this relay — and replaces it with the real API key, which therefore
  *    never enters the container, its environment or the agent's transcript;
  *  - forwards to the configured upstream base URL (base + the request path), streaming the
- *    response (SSE) through unbuffered, and aborts the upstream call when the agent disconnects.
+ *    response (SSE) through unbuffered, and aborts the upstream call when the agent disconnects;
+ *  - is the LLM gateway: a request whose protocol (from its path) differs from the upstream's is
+ *    translated both ways (llm-relay-translate.ts, src/gateway), with one GatewayMemory per rollout.
  * It never logs headers or bodies. Port and token are kept in <runDir>/agent/relay.json so a
  * retried activity (worker crash, re-attach) brings the relay back where the running agent expects it.
  */
@@ -21,6 +23,8 @@ import type { Logger } from 'pino';
 import { registerSecret } from '../log';
 import { writeJson } from '../runs/files';
 import type { Upstream } from './models';
+import { GatewayMemory } from '../gateway';
+import { addUsage, agentProtocolOf, answerSideEndpoint, forwardTranslated, UsageMeter, type GatewayState, type UsageTotals } from './llm-relay-translate';
 
 export interface RelayOptions {
   /** the rollout key: one relay per rollout per worker process */
@@ -31,6 +35,8 @@ export interface RelayOptions {
   stateDir: string;
   /** JSON fields merged into POST bodies (registry relayBodyOverrides) */
   bodyOverrides?: Record<string, unknown>;
+  /** the model's snapshot id: the model of every translated request (and of a local GET /v1/models) */
+  model?: string;
   log?: Logger;
 }
 
@@ -39,6 +45,10 @@ export interface RelayStats {
   upstreamErrors: number;
   rejected: number;
   statusCounts: Record<string, number>;
+  /** requests translated between protocols (the others passed through) */
+  translated: number;
+  /** usage of the model answers (translated or passed through), summed over the rollout (for metering) */
+  usage: UsageTotals;
 }
 
 export interface Relay {
@@ -70,8 +80,20 @@ export async function startRelay(o: RelayOptions): Promise<Relay> {
   const stateFile = join(o.stateDir, 'relay.json');
   const saved = readState(stateFile);
   const token = saved?.token ?? `sk-saasbench-relay-${randomBytes(18).toString('hex')}`;
-  const stats: RelayStats = { requests: 0, upstreamErrors: 0, rejected: 0, statusCounts: {} };
-  const server = http.createServer((req, res) => handle(req, res, o, token, stats));
+  const stats: RelayStats = { requests: 0, upstreamErrors: 0, rejected: 0, statusCounts: {}, translated: 0, usage: { requests: 0, input: 0, cachedInput: 0, output: 0, reasoning: 0 } };
+  const protocol = o.upstream.protocol;
+  const gateway: GatewayState | null = protocol
+    ? {
+        upstream: { ...o.upstream, protocol },
+        memory: new GatewayMemory(),
+        usage: stats.usage,
+        model: o.model,
+        bodyOverrides: o.bodyOverrides,
+        onStatus: (code) => (stats.statusCounts[code] = (stats.statusCounts[code] ?? 0) + 1),
+        onUpstreamError: () => stats.upstreamErrors++,
+      }
+    : null;
+  const server = http.createServer((req, res) => handle(req, res, o, token, stats, gateway));
   server.keepAliveTimeout = 65_000;
   server.requestTimeout = 0; // streams last as long as the model talks; the supervisor watches idleness
   server.headersTimeout = 60_000;
@@ -133,7 +155,7 @@ function sameSecret(a: string | undefined, b: string): boolean {
   return x.length === y.length && timingSafeEqual(x, y);
 }
 
-function handle(req: http.IncomingMessage, res: http.ServerResponse, o: RelayOptions, token: string, stats: RelayStats): void {
+function handle(req: http.IncomingMessage, res: http.ServerResponse, o: RelayOptions, token: string, stats: RelayStats, gateway: GatewayState | null): void {
   stats.requests++;
   // HEAD probes (Claude Code 2.1.126 sends HEAD / at start) carry no credential: answer locally
   if (req.method === 'HEAD' && !presented(req)) {
@@ -149,10 +171,23 @@ function handle(req: http.IncomingMessage, res: http.ServerResponse, o: RelayOpt
   const chunks: Buffer[] = [];
   req.on('data', (c: Buffer) => chunks.push(c));
   req.on('error', () => res.destroy());
-  req.on('end', () => forward(req, res, Buffer.concat(chunks), o, stats));
+  req.on('end', () => {
+    const body = Buffer.concat(chunks);
+    if (gateway) {
+      if (answerSideEndpoint(req, res, body, gateway)) return;
+      const agent = agentProtocolOf(req.method, req.url ?? '/');
+      if (agent && agent !== gateway.upstream.protocol) {
+        stats.translated++;
+        return forwardTranslated(req, res, body, agent, gateway);
+      }
+    }
+    // same protocol: passed through untouched, its usage read on the side (metering)
+    const agent = gateway ? agentProtocolOf(req.method, req.url ?? '/') : undefined;
+    forward(req, res, body, o, stats, agent && gateway ? gateway : null);
+  });
 }
 
-function forward(req: http.IncomingMessage, res: http.ServerResponse, rawBody: Buffer, o: RelayOptions, stats: RelayStats): void {
+function forward(req: http.IncomingMessage, res: http.ServerResponse, rawBody: Buffer, o: RelayOptions, stats: RelayStats, meterFor: GatewayState | null): void {
   const base = new URL(o.upstream.baseUrl);
   const target = new URL(base.href.replace(/\/+$/, '') + (req.url ?? '/'));
   let body = rawBody;
@@ -180,8 +215,15 @@ function forward(req: http.IncomingMessage, res: http.ServerResponse, rawBody: B
     res.writeHead(code, out);
     res.flushHeaders();
     res.socket?.setNoDelay(true);
-    upRes.on('data', (c: Buffer) => res.write(c));
-    upRes.on('end', () => res.end());
+    const meter = meterFor && code >= 200 && code < 300 ? new UsageMeter(meterFor.upstream.protocol, /text\/event-stream/i.test(String(upRes.headers['content-type'] ?? ''))) : null;
+    upRes.on('data', (c: Buffer) => {
+      res.write(c);
+      meter?.push(c);
+    });
+    upRes.on('end', () => {
+      res.end();
+      if (meter && meterFor) addUsage(meterFor, meter.end());
+    });
     upRes.on('error', () => res.destroy());
   });
   up.on('error', (err) => {

@@ -9,6 +9,7 @@ import { z } from 'zod';
 import { AgentConfigError } from '../errors';
 import BUILTIN from './models.json';
 import { zodIssueText } from '../zod-issues';
+import type { Protocol } from '../gateway';
 
 export const ProviderSchema = z
   .object({
@@ -81,11 +82,22 @@ export function resolveModel(id: string): ResolvedModel {
   return { ...m, id, providerName: m.provider, providerConfig: p };
 }
 
-/** Refuse a model served over an API the agent's client does not speak (the driver's modelApis). */
+/** The gateway's protocol (src/gateway) of each provider API. */
+export const PROTOCOL_OF_API: Readonly<Record<ModelApi, Protocol>> = { anthropic: 'anthropic', openai: 'responses', 'openai-chat': 'chat' };
+
+/** The provider APIs the relay translates to and from (docs/gateway.md): every API of the registry. */
+export const GATEWAY_APIS: readonly ModelApi[] = ['anthropic', 'openai', 'openai-chat'];
+
+/**
+ * Refuse a model served over an API that neither the agent's client speaks (the driver's modelApis)
+ * nor the relay translates to. Since the relay became the gateway this refuses only an API added to
+ * the registry without a gateway translation.
+ */
 export function checkAgentModel(agent: { name: string; modelApis?: readonly ModelApi[] }, m: ResolvedModel): void {
   const apis = agent.modelApis;
-  if (apis && !apis.includes(m.providerConfig.api)) {
-    throw new AgentConfigError(`model "${m.id}" is served over the ${m.providerConfig.api} API (provider ${m.providerName}) but ${agent.name} speaks ${apis.join('/')}`);
+  const api = m.providerConfig.api;
+  if (apis && !apis.includes(api) && !GATEWAY_APIS.includes(api)) {
+    throw new AgentConfigError(`model "${m.id}" is served over the ${api} API (provider ${m.providerName}) but ${agent.name} speaks ${apis.join('/')} and the relay does not translate ${api}`);
   }
 }
 
@@ -95,6 +107,11 @@ export interface Upstream {
   key: string;
   auth: Provider['auth'];
   keyEnv: string;
+  /**
+   * The upstream's wire protocol. Set: the relay translates requests of another protocol (from
+   * their path) into this one (src/agents/llm-relay-translate.ts). Unset: everything passes through.
+   */
+  protocol?: Protocol;
 }
 
 /** The upstream of a provider from the worker's environment. */
@@ -104,7 +121,7 @@ export function upstreamOf(m: ResolvedModel): Upstream {
   if (!baseUrl) throw new AgentConfigError(`provider ${m.providerName}: set ${p.baseUrlEnv} (no default base URL)`);
   const keyEnv = p.keyEnv.find((k) => process.env[k]);
   if (!keyEnv) throw new AgentConfigError(`provider ${m.providerName}: no API key in the worker environment (set ${p.keyEnv.join(' or ')})`);
-  return { baseUrl: baseUrl.replace(/\/+$/, ''), key: process.env[keyEnv]!, auth: p.auth, keyEnv };
+  return { baseUrl: baseUrl.replace(/\/+$/, ''), key: process.env[keyEnv]!, auth: p.auth, keyEnv, protocol: PROTOCOL_OF_API[p.api] };
 }
 
 /**

@@ -12,7 +12,7 @@ import { decodeChatRequest, encodeChatRequest } from './chat-request';
 import { decodeChatResponse, encodeChatResponse } from './chat-response';
 import { ChatStreamDecoder, ChatStreamEncoder } from './chat-stream';
 import { contextFor, type AgentContext } from './context';
-import type { IrRequest, IrResponse, Protocol } from './ir';
+import type { IrEvent, IrRequest, IrResponse, IrUsage, Protocol } from './ir';
 import { decodeResponsesRequest, encodeResponsesRequest } from './responses-request';
 import { decodeResponsesResponse, encodeResponsesResponse } from './responses-response';
 import { ResponsesStreamDecoder, ResponsesStreamEncoder } from './responses-stream';
@@ -92,6 +92,8 @@ export class StreamTranslator {
   private decoder: StreamDecoder;
   private encoder: StreamEncoder;
   private ended = false;
+  /** the usage the upstream reported at the finish (for metering); undefined until then */
+  usage: IrUsage | undefined;
 
   constructor(upstream: Protocol, agent: Protocol, ctx: AgentContext = {}) {
     this.decoder = createStreamDecoder(upstream);
@@ -100,7 +102,7 @@ export class StreamTranslator {
 
   push(chunk: Uint8Array | string): string {
     let out = '';
-    for (const ev of this.parser.push(chunk)) for (const ir of this.decoder.push(ev)) out += this.encoder.push(ir);
+    for (const ev of this.parser.push(chunk)) for (const ir of this.decoder.push(ev)) out += this.encode(ir);
     return out;
   }
 
@@ -109,9 +111,14 @@ export class StreamTranslator {
     if (this.ended) return '';
     this.ended = true;
     let out = '';
-    for (const ev of this.parser.end()) for (const ir of this.decoder.push(ev)) out += this.encoder.push(ir);
-    for (const ir of this.decoder.end()) out += this.encoder.push(ir);
+    for (const ev of this.parser.end()) for (const ir of this.decoder.push(ev)) out += this.encode(ir);
+    for (const ir of this.decoder.end()) out += this.encode(ir);
     return out;
+  }
+
+  private encode(ir: IrEvent): string {
+    if (ir.type === 'finish') this.usage = ir.usage;
+    return this.encoder.push(ir);
   }
 }
 

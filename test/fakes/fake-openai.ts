@@ -1,7 +1,8 @@
 // A fake OpenAI Responses API (POST /v1/responses, SSE) that plays a script of shell commands for
 // the real Codex CLI, through whichever shell tool the request offers (exec_command {cmd} in 0.128
 // and 0.171, shell_command {command}, shell {command:[...]}). Also answers POST /v1/chat/completions
-// (non-stream and stream) with the same script for OpenAI-compatible clients (OpenHands/LiteLLM),
+// (non-stream and stream) with the same script for OpenAI-compatible clients (OpenHands/LiteLLM,
+// Claude Code through the relay's translation),
 // and GET /v1/models. Listens on 127.0.0.1 only. The step is the number of tool outputs so far.
 import type http from 'node:http';
 import { rid, sse, sseHead, startFake, type FakeOptions, type FakeServer, type ModelCall } from './fake-common';
@@ -98,9 +99,10 @@ function chat(c: ModelCall, opts: FakeOptions): void {
   let finish: string;
   if (step < opts.script.commands.length) {
     const command = opts.script.commands[step];
-    // OpenHands' CodeActAgent shell tool is execute_bash (or terminal in later versions)
-    const name = tools.includes('execute_bash') ? 'execute_bash' : tools.includes('terminal') ? 'terminal' : tools[0] ?? 'execute_bash';
-    const args = name === 'execute_bash' || name === 'terminal' ? { command, is_input: 'false', timeout: 120, security_risk: 'LOW' } : { command };
+    // OpenHands' CodeActAgent shell tool is execute_bash (or terminal in later versions); Claude Code's
+    // (through the relay's gateway) is Bash
+    const name = tools.includes('execute_bash') ? 'execute_bash' : tools.includes('terminal') ? 'terminal' : tools.includes('Bash') ? 'Bash' : tools[0] ?? 'execute_bash';
+    const args = name === 'execute_bash' || name === 'terminal' ? { command, is_input: 'false', timeout: 120, security_risk: 'LOW' } : name === 'Bash' ? { command, description: `scripted step ${step + 1}` } : { command };
     message = { role: 'assistant', content: `Step ${step + 1}`, tool_calls: [{ id: rid('call_'), type: 'function', function: { name, arguments: JSON.stringify(args) } }] };
     finish = 'tool_calls';
   } else {

@@ -48,8 +48,13 @@ test('models: the paper\'s settings — reasoning models at temperature 1 with t
   assert.deepEqual(gemini.thinking, { enabled: true, includeThoughts: true, budgetTokens: 8192 });
   assert.equal(gemini.maxOutputTokens, 65536);
   assert.throws(() => resolveModel('no-such-model'), /not in the model registry/);
-  assert.throws(() => checkAgentModel(codexAgent, opus), /anthropic API .* codex speaks openai/);
-  assert.throws(() => checkAgentModel(claudeCodeAgent, resolveModel('gpt-5.4')), /claude-code speaks anthropic/);
+  // the relay translates between the three APIs: any agent takes any registry model
+  checkAgentModel(codexAgent, opus);
+  checkAgentModel(claudeCodeAgent, resolveModel('gpt-5.4'));
+  checkAgentModel(claudeCodeAgent, gemini);
+  // an API the agent does not speak and the gateway does not translate is still refused
+  const alien = { ...opus, providerConfig: { ...opus.providerConfig, api: 'grpc' as unknown as 'anthropic' } };
+  assert.throws(() => checkAgentModel(codexAgent, alien), /served over the grpc API .* codex speaks openai and the relay does not translate grpc/);
   checkAgentModel(openhandsAgent, gemini);
 });
 
@@ -61,7 +66,7 @@ test('models: the overlay file adds models; the upstream comes from the worker e
     const m = resolveModel('my-model');
     assert.equal(m.snapshot, 'my-snap');
     assert.equal(m.temperature, 0, 'default temperature 0');
-    assert.deepEqual(upstreamOf(m), { baseUrl: 'https://api.openai.com/v1', key: 'sk-x', auth: 'bearer', keyEnv: 'SAASBENCH_OPENAI_API_KEY' });
+    assert.deepEqual(upstreamOf(m), { baseUrl: 'https://api.openai.com/v1', key: 'sk-x', auth: 'bearer', keyEnv: 'SAASBENCH_OPENAI_API_KEY', protocol: 'responses' });
     assert.ok(resolveModel('claude-opus-4-7'), 'built-in models stay');
   });
   withEnv({ SAASBENCH_ANTHROPIC_API_KEY: undefined, ANTHROPIC_API_KEY: undefined }, () => {
