@@ -130,6 +130,7 @@ test('claude-code: the real CLI builds the tiny app through the relay; deploymen
   for (const c of anthropic.modelCalls()) assert.deepEqual((c.body as Record<string, unknown>).thinking, ms.applied.thinking, `model call ${c.modelCall} thinking`);
   assert.ok(anthropic.modelCalls().every((c) => (c.body as Record<string, unknown>).temperature === undefined), 'Claude Code sends no temperature');
   assert.ok(ms.notApplied.some((n: string) => /^temperature/.test(n)));
+  assert.deepEqual(report.modelSettingsNotApplied, ms.notApplied, 'the report lists what was not applied');
   // what the report says about the agent
   assert.equal(report.trajectory.toolCalls, 2);
   assert.equal(report.trajectory.commands, 2);
