@@ -29,14 +29,24 @@ export const ModelSchema = z
     reasoning: z.boolean().default(false),
     temperature: z.number().min(0).max(2).default(0),
     thinking: z
-      .object({ enabled: z.boolean(), includeThoughts: z.boolean().optional(), budgetTokens: z.number().int().positive().optional() })
+      .object({
+        enabled: z.boolean(),
+        /** Anthropic-API thinking mode: "adaptive" (Claude Opus 4.6+, what Claude Code sends) or "enabled" (with budgetTokens when set) */
+        type: z.enum(['adaptive', 'enabled']).optional(),
+        includeThoughts: z.boolean().optional(),
+        budgetTokens: z.number().int().positive().optional(),
+      })
       .strict()
       .optional(),
     reasoningEffort: z.enum(['minimal', 'low', 'medium', 'high', 'xhigh']).optional(),
+    /** Responses-API reasoning summary (Codex model_reasoning_summary) */
+    reasoningSummary: z.enum(['auto', 'concise', 'detailed', 'none']).optional(),
     maxOutputTokens: z.number().int().positive().optional(),
     /** JSON fields the relay merges into every model request body (an escape hatch; default none) */
     relayBodyOverrides: z.record(z.string(), z.unknown()).optional(),
     verified: z.boolean().default(false),
+    /** the published fact the snapshot id was checked against (required reading before setting verified) */
+    verifiedBy: z.string().min(1).optional(),
   })
   .strict();
 
@@ -136,7 +146,7 @@ export function settingsRecord(agent: string, m: ResolvedModel, applied: Record<
     snapshot: m.snapshot,
     provider: m.providerName,
     api: m.providerConfig.api,
-    registry: { reasoning: m.reasoning, temperature: m.temperature, thinking: m.thinking ?? null, reasoningEffort: m.reasoningEffort ?? null, maxOutputTokens: m.maxOutputTokens ?? null, verified: m.verified },
+    registry: { reasoning: m.reasoning, temperature: m.temperature, thinking: m.thinking ?? null, reasoningEffort: m.reasoningEffort ?? null, reasoningSummary: m.reasoningSummary ?? null, maxOutputTokens: m.maxOutputTokens ?? null, verified: m.verified },
     applied,
     notApplied,
   };

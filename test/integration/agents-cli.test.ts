@@ -124,6 +124,13 @@ test('claude-code: the real CLI builds the tiny app through the relay; deploymen
   assertRelayed(anthropic, KEY_A);
   assert.ok(anthropic.modelCalls().every((c) => c.model === 'claude-fake-20261129'), 'the registry snapshot id is what the API sees');
   assert.ok(anthropic.modelCalls().every((c) => c.stream === true));
+  // thinking: the model-settings record says what Claude Code sends, and the fake saw exactly that
+  const ms = JSON.parse(readFileSync(join(r.runDir, 'agent', 'model-settings.json'), 'utf8'));
+  assert.deepEqual(ms.applied.thinking, { type: 'adaptive' });
+  for (const c of anthropic.modelCalls()) assert.deepEqual((c.body as Record<string, unknown>).thinking, ms.applied.thinking, `model call ${c.modelCall} thinking`);
+  assert.ok(anthropic.modelCalls().every((c) => (c.body as Record<string, unknown>).temperature === undefined), 'Claude Code sends no temperature');
+  assert.ok(ms.notApplied.some((n: string) => /^temperature/.test(n)));
+  assert.deepEqual(report.modelSettingsNotApplied, ms.notApplied, 'the report lists what was not applied');
   // what the report says about the agent
   assert.equal(report.trajectory.toolCalls, 2);
   assert.equal(report.trajectory.commands, 2);
@@ -168,6 +175,9 @@ test('codex: the real CLI builds the tiny app through the relay (Responses API);
   const settings = JSON.parse(readFileSync(join(r.runDir, 'agent', 'model-settings.json'), 'utf8'));
   assert.match(settings.configToml, /wire_api = "responses"/);
   assert.match(settings.configToml, /model_reasoning_effort = "high"/);
+  // reasoning: what the record says Codex was told is what the fake saw in every request
+  assert.equal(settings.applied.model_reasoning_effort, 'high');
+  for (const c of openai.modelCalls()) assert.equal(((c.body as Record<string, any>).reasoning ?? {}).effort, 'high', `model call ${c.modelCall} reasoning ${JSON.stringify((c.body as Record<string, any>).reasoning)}`);
   assert.doesNotMatch(settings.configToml, /sk-/, 'no credential in the config');
 });
 

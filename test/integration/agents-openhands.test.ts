@@ -14,6 +14,7 @@ import { containerName, projectName } from '../../src/sandbox';
 import { startWorker, type WorkerHandle } from '../../src/worker/worker';
 import { repoRoot } from '../../src/paths';
 import { rolloutKeyOf } from '../../src/model/rollout';
+import { startFakeAnthropic } from '../fakes/fake-anthropic';
 import { startFakeOpenAI } from '../fakes/fake-openai';
 import type { FakeServer } from '../fakes/fake-common';
 import { TINY_BUILD } from '../fixtures/agents/scripts';
@@ -39,15 +40,19 @@ const skip = process.env.SAASBENCH_TEST_OPENHANDS === '1' || installed() ? false
 let env: TestWorkflowEnvironment;
 let worker: WorkerHandle;
 let fake: FakeServer;
+let anthropicFake: FakeServer;
 
 before(async () => {
   if (skip) return;
   fake = await startFakeOpenAI({ script: { commands: [] }, requireKey: KEY });
+  anthropicFake = await startFakeAnthropic({ script: { commands: [] }, requireKey: KEY });
   Object.assign(process.env, {
     SAASBENCH_RUNS_DIR: mkdtempSync(join(tmpdir(), 'saasbench-openhands-')),
     SAASBENCH_MODELS_FILE: join(ROOT, 'test', 'fixtures', 'agents', 'models.json'),
     SAASBENCH_OPENAI_COMPAT_BASE_URL: `${fake.url}/v1`,
     SAASBENCH_OPENAI_COMPAT_API_KEY: KEY,
+    SAASBENCH_ANTHROPIC_COMPAT_BASE_URL: anthropicFake.url,
+    SAASBENCH_ANTHROPIC_COMPAT_API_KEY: KEY,
   });
   env = await devServer();
   worker = await startWorker({ address: env.address, namespace: 'default', hostId: 'openhands-itest' });
@@ -57,6 +62,24 @@ after(async () => {
   await worker?.shutdown();
   await env?.teardown();
   await fake?.close();
+  await anthropicFake?.close();
+});
+
+test('openhands thinking (kimi-k2-thinking over the Anthropic API): every request carries the thinking and temperature the record says', { skip }, async () => {
+  const input = rolloutInput(TINY, 'openhands', { model: 'fake-kimi-thinking', idleSeconds: 300 });
+  anthropicFake.configure({ script: { commands: [], finalText: 'Done.' } });
+  const r = await runRolloutWorkflow(env, input);
+  const calls = anthropicFake.modelCalls();
+  assert.ok(calls.length >= 1, r.agentRun.message);
+  const ms = JSON.parse(readFileSync(join(r.runDir, 'agent', 'model-settings.json'), 'utf8'));
+  const kw = ms.applied.llm.saasbench.completion_kwargs;
+  assert.deepEqual(kw.thinking, { type: 'enabled' });
+  for (const c of calls) {
+    const b = c.body as Record<string, unknown>;
+    assert.equal(b.model, 'kimi-k2-thinking');
+    assert.deepEqual(b.thinking, kw.thinking, `model call ${c.modelCall}`);
+    assert.equal(b.temperature, 1);
+  }
 });
 
 test('openhands: the real OpenHands accepts the generated TOML, builds the tiny app through docker exec, deployment passes', { skip }, async () => {

@@ -5,13 +5,13 @@ import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CLAUDE_ALLOWED_TOOLS, CLAUDE_CODE_PIN, claudeArgs, claudeCodeAgent } from '../../src/agents/claude-code';
-import { CODEX_PIN, codexAgent, codexConfig } from '../../src/agents/codex';
+import { CLAUDE_ALLOWED_TOOLS, CLAUDE_CODE_PIN, claudeArgs, claudeCodeAgent, claudeNotApplied, claudeThinking } from '../../src/agents/claude-code';
+import { CODEX_PIN, codexAgent, codexConfig, codexNotApplied } from '../../src/agents/codex';
 import { openhandsAgent } from '../../src/agents/openhands';
 import { parse } from 'smol-toml';
 import { nativeBinary, wantedVersion } from '../../src/agents/install';
 import { auditTranscript } from '../../src/agents/integrity';
-import { checkAgentModel, resolveModel, upstreamOf } from '../../src/agents/models';
+import { checkAgentModel, loadRegistry, resolveModel, upstreamOf } from '../../src/agents/models';
 import type { Trajectory } from '../../src/agents/trajectory/types';
 import { emptyTotals } from '../../src/agents/trajectory/types';
 import type { AgentContext } from '../../src/agents/types';
@@ -56,6 +56,25 @@ test('models: the paper\'s settings — reasoning models at temperature 1 with t
   const alien = { ...opus, providerConfig: { ...opus.providerConfig, api: 'grpc' as unknown as 'anthropic' } };
   assert.throws(() => checkAgentModel(codexAgent, alien), /served over the grpc API .* codex speaks openai and the relay does not translate grpc/);
   checkAgentModel(openhandsAgent, gemini);
+});
+
+test('models: thinking mode per vendor; verified only with the published fact that supports it', () => {
+  assert.deepEqual(resolveModel('claude-opus-4-7').thinking, { enabled: true, type: 'adaptive' });
+  for (const id of ['kimi-k2-thinking', 'qwen3-coder', 'deepseek-v3.2', 'glm-4.6', 'minimax-m2']) {
+    const m = resolveModel(id);
+    assert.deepEqual([m.temperature, m.thinking], [1, { enabled: true, type: 'enabled' }], id);
+  }
+  for (const [id, m] of Object.entries(loadRegistry().models)) assert.equal(m.verified, !!m.verifiedBy, `${id}: verified iff a published fact is named`);
+});
+
+test('claude-code thinking record: what 2.1.126 sends (adaptive for most names), and what it cannot apply', () => {
+  assert.deepEqual(claudeThinking('claude-opus-4-7'), { type: 'adaptive' });
+  assert.deepEqual(claudeThinking('kimi-k2-thinking', 8192), { type: 'adaptive' });
+  assert.deepEqual(claudeThinking('claude-sonnet-4-5-20250929'), { type: 'enabled', budget_tokens: 31999 });
+  assert.deepEqual(claudeNotApplied(resolveModel('claude-opus-4-7')), ['temperature 1 (Claude Code sends none: the API default, 1.0)']);
+  const kimi = claudeNotApplied(resolveModel('kimi-k2-thinking'));
+  assert.match(kimi.join('\n'), /thinking\.type enabled \(Claude Code 2\.1\.126 sends \{"type":"adaptive"\}/);
+  assert.match(claudeNotApplied(resolveModel('claude-sonnet-4-5')).join('\n'), /thinking off \(Claude Code 2\.1\.126 sends thinking \{"type":"enabled","budget_tokens":31999\}/);
 });
 
 test('models: the overlay file adds models; the upstream comes from the worker env, and a missing key is a config error', () => {
@@ -133,6 +152,10 @@ test('codex command and config.toml: exec flags, no phone-home, responses provid
     assert.match(text, /^model = "gpt-5.4"$/m);
     assert.match(text, /^model_provider = "saasbench"$/m);
     assert.match(text, /^model_reasoning_effort = "xhigh"$/m);
+    assert.match(text, /^model_reasoning_summary = "auto"$/m);
+    assert.match(text, /^model_supports_reasoning_summaries = true$/m, 'Codex sends reasoning even for a slug it does not know');
+    assert.doesNotMatch(codexConfig(resolveModel('claude-sonnet-4-5'), 'x').text, /reasoning/);
+    assert.deepEqual(codexNotApplied(m), ['temperature 1 (Codex sends none)']);
     assert.match(text, /\[model_providers\.saasbench\]\nname = "saasbench relay"\nbase_url = "http:\/\/172\.18\.0\.1:40000"\nenv_key = "SAASBENCH_RELAY_TOKEN"\nwire_api = "responses"/);
     assert.match(text, /\[features\]\nplugins = false/);
     assert.match(text, /\[analytics\]\nenabled = false/);

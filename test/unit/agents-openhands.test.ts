@@ -10,7 +10,7 @@ import { parse } from 'smol-toml';
 
 /** TOML parsed into plain objects (smol-toml makes null-prototype tables). */
 const parseToml = (text: string): Record<string, unknown> => JSON.parse(JSON.stringify(parse(text)));
-import { litellmModel, openhandsAgent, openhandsConfig, openhandsTask } from '../../src/agents/openhands';
+import { LLM_CONFIG_NAME, litellmModel, openhandsAgent, openhandsConfig, openhandsNotApplied, openhandsTask } from '../../src/agents/openhands';
 import { openhandsTrajectory, trajectoryFromStdout } from '../../src/agents/openhands/trajectory';
 import type { AgentContext } from '../../src/agents/types';
 
@@ -28,15 +28,44 @@ test('openhands config.toml: the paper\'s settings, the relay as base_url with t
   const gem = openhandsConfig(resolveModel('gemini-3-pro'), { baseUrl: 'http://127.0.0.1:41000', token: 't' }).text;
   assert.match(gem, /^model = "openai\/gemini-3-pro-preview"$/m);
   assert.match(gem, /^max_output_tokens = 65536$/m);
-  assert.deepEqual((parseToml(gem).llm as Record<string, unknown>).completion_kwargs, { thinking: { type: 'enabled', budget_tokens: 8192 } });
+  // Gemini thinking goes as Google's extra_body.google.thinking_config (includeThoughts really sent)
+  assert.deepEqual(llmOf(gem).completion_kwargs, { temperature: 0, extra_body: { extra_body: { google: { thinking_config: { thinking_budget: 8192, include_thoughts: true } } } } });
   assert.equal((parseToml(openhandsConfig(resolveModel('gpt-5.4'), { baseUrl: 'x', token: 't' }).text).llm as Record<string, unknown>).temperature, 1);
   assert.equal(litellmModel(resolveModel('gpt-5.4')), 'openai/gpt-5.4');
 });
 
+/** The agent's LLM config as OpenHands 1.6 reads the TOML: non-table keys of [llm] are the default
+ * config, every table under [llm] is a named config over it; [agent] llm_config picks one. */
+function llmOf(text: string): Record<string, unknown> {
+  const t = parseToml(text);
+  const llm = t.llm as Record<string, unknown>;
+  const base = Object.fromEntries(Object.entries(llm).filter(([, v]) => typeof v !== 'object' || Array.isArray(v)));
+  const name = (t.agent as Record<string, unknown>).llm_config as string | undefined;
+  return name ? { ...base, ...(llm[name] as Record<string, unknown>) } : base;
+}
+
+test('openhands thinking: completion_kwargs live in a named LLM config the agent uses, so OpenHands 1.6 really passes them to LiteLLM', () => {
+  const cfg = (id: string) => openhandsConfig(resolveModel(id), { baseUrl: 'http://127.0.0.1:41000', token: 't' });
+  const kimi = cfg('kimi-k2-thinking').text;
+  const t = parseToml(kimi);
+  assert.equal((t.agent as Record<string, unknown>).llm_config, LLM_CONFIG_NAME);
+  assert.equal((t.llm as Record<string, unknown>).completion_kwargs, undefined, 'no table directly under [llm]: OpenHands would read it as a named config');
+  for (const [k, v] of Object.entries(t.llm as Record<string, unknown>)) if (k !== LLM_CONFIG_NAME) assert.ok(typeof v !== 'object' || Array.isArray(v), `[llm].${k} is not a table`);
+  assert.deepEqual(llmOf(kimi).completion_kwargs, { temperature: 1, thinking: { type: 'enabled' }, allowed_openai_params: ['thinking'] });
+  assert.equal(llmOf(kimi).model, 'anthropic/kimi-k2-thinking');
+  assert.equal(llmOf(kimi).api_key, 't');
+  assert.deepEqual(llmOf(cfg('claude-opus-4-7').text).completion_kwargs, { temperature: 1, thinking: { type: 'adaptive' }, allowed_openai_params: ['thinking'] });
+  assert.deepEqual(llmOf(cfg('gpt-5.4').text).completion_kwargs, { temperature: 1, reasoning_effort: 'xhigh' }, 'temperature is re-sent: OpenHands drops it for gpt-5*');
+  assert.deepEqual(llmOf(cfg('claude-sonnet-4-5').text).completion_kwargs, { temperature: 0 });
+  assert.deepEqual(openhandsNotApplied(resolveModel('kimi-k2-thinking')), []);
+  assert.deepEqual(openhandsNotApplied(resolveModel('gemini-3-pro')), []);
+});
+
 test('openhands config.toml parses back to the applied record (plus the relay token, kept out of the record)', () => {
-  for (const id of ['claude-sonnet-4-5', 'gemini-3-pro', 'gpt-5.4']) {
+  for (const id of ['claude-sonnet-4-5', 'gemini-3-pro', 'gpt-5.4', 'kimi-k2-thinking']) {
     const { text, applied } = openhandsConfig(resolveModel(id), { baseUrl: 'http://127.0.0.1:41000', token: 'sk-saasbench-relay-x' });
-    assert.deepEqual(parseToml(text), { ...applied, llm: { ...applied.llm, api_key: 'sk-saasbench-relay-x' } }, id);
+    const named = applied.llm[LLM_CONFIG_NAME] as Record<string, unknown>;
+    assert.deepEqual(parseToml(text), { ...applied, llm: { ...applied.llm, api_key: 'sk-saasbench-relay-x', [LLM_CONFIG_NAME]: { ...named, api_key: 'sk-saasbench-relay-x' } } }, id);
     assert.doesNotMatch(JSON.stringify(applied), /sk-saasbench-relay/, 'no token in the record');
   }
 });

@@ -42,10 +42,40 @@ function env(ctx: AgentContext, m: ResolvedModel): { env: Record<string, string>
   };
   const applied: Record<string, unknown> = { model: m.snapshot };
   if (m.thinking?.budgetTokens) applied.MAX_THINKING_TOKENS = e.MAX_THINKING_TOKENS = String(m.thinking.budgetTokens);
+  // Claude Code chooses the thinking body itself; the record says what it sends (observed)
+  applied.thinking = claudeThinking(m.snapshot, m.thinking?.budgetTokens);
   if (m.maxOutputTokens) applied.CLAUDE_CODE_MAX_OUTPUT_TOKENS = e.CLAUDE_CODE_MAX_OUTPUT_TOKENS = String(m.maxOutputTokens);
   const retries = cliRetries();
   if (retries !== null) applied.CLAUDE_CODE_MAX_RETRIES = e.CLAUDE_CODE_MAX_RETRIES = String(retries);
   return { env: e, applied };
+}
+
+/**
+ * The `thinking` body Claude Code 2.1.126 sends, as observed against the fake Anthropic server
+ * (2026-12-01): `{type: "adaptive"}` (with its own `output_config.effort`) for every model name —
+ * claude-opus-4-7, claude-sonnet-4-6, kimi-k2-thinking, glm-4.6, unknown names — except the two
+ * below, where it sends `{type: "enabled", budget_tokens}` = MAX_THINKING_TOKENS or 31999. For an
+ * adaptive model neither MAX_THINKING_TOKENS nor CLAUDE_CODE_DISABLE_ADAPTIVE_THINKING changes the
+ * body, and it never sends a temperature. test/integration/agents-cli.test.ts checks this record
+ * against the fake's requests.
+ */
+const CLAUDE_BUDGETED_THINKING = [/claude-sonnet-4-5/, /claude-opus-4-5/];
+export function claudeThinking(snapshot: string, budgetTokens?: number): Record<string, unknown> {
+  return CLAUDE_BUDGETED_THINKING.some((r) => r.test(snapshot)) ? { type: 'enabled', budget_tokens: budgetTokens ?? 31999 } : { type: 'adaptive' };
+}
+
+/** The registry settings Claude Code cannot apply (listed as "not applied" in model-settings.json). */
+export function claudeNotApplied(m: ResolvedModel): string[] {
+  const sent = claudeThinking(m.snapshot, m.thinking?.budgetTokens);
+  const out = [`temperature ${m.temperature} (Claude Code sends none: the API default, 1.0)`];
+  if (!m.thinking?.enabled) out.push(`thinking off (Claude Code 2.1.126 sends thinking ${JSON.stringify(sent)} itself for this model)`);
+  else {
+    if (m.thinking.type && m.thinking.type !== sent.type) out.push(`thinking.type ${m.thinking.type} (Claude Code 2.1.126 sends ${JSON.stringify(sent)} for this model; no setting changes it)`);
+    if (m.thinking.budgetTokens && sent.type === 'adaptive') out.push(`thinking budget ${m.thinking.budgetTokens} (MAX_THINKING_TOKENS is ignored with adaptive thinking)`);
+    if (m.thinking.includeThoughts) out.push('includeThoughts (a Gemini setting; no Claude Code setting)');
+  }
+  if (m.reasoningEffort) out.push(`reasoningEffort ${m.reasoningEffort} (Claude Code sends its own output_config.effort)`);
+  return out;
 }
 
 /** SAASBENCH_AGENT_CLI_RETRIES: the CLIs' own API retry count (unset: their defaults, as the paper ran). */
@@ -100,7 +130,7 @@ export const claudeCodeAgent: AgentDriver = {
     const m = resolveModel(ctx.model);
     const { applied } = env(ctx, m);
     writeJson(join(ctx.runDir, 'agent', 'model-settings.json'), {
-      ...settingsRecord('claude-code', m, applied, ['temperature (Claude Code sends none: the API default, 1.0)', ...(m.thinking?.budgetTokens ? [] : ['thinking budget (Claude Code 2.1.126 uses adaptive thinking)'])]),
+      ...settingsRecord('claude-code', m, applied, claudeNotApplied(m)),
       binary: { version: bin.version, source: bin.source },
     });
   },

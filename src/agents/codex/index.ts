@@ -35,6 +35,10 @@ export function codexConfig(m: ResolvedModel, relayUrl: string): { text: string;
     model: m.snapshot,
     model_provider: 'saasbench',
     ...(m.reasoningEffort ? { model_reasoning_effort: m.reasoningEffort } : {}),
+    ...(m.reasoningSummary ? { model_reasoning_summary: m.reasoningSummary } : {}),
+    // Codex sends `reasoning` only for models it knows to reason (0.128 sends `reasoning: null` for
+    // an unknown slug, e.g. gpt-5.6-sol): the registry's word makes it send effort and summary
+    ...(m.reasoning ? { model_supports_reasoning_summaries: true } : {}),
     model_providers: {
       saasbench: {
         name: 'saasbench relay',
@@ -48,6 +52,15 @@ export function codexConfig(m: ResolvedModel, relayUrl: string): { text: string;
     analytics: { enabled: false },
   };
   return { text: stringifyToml(applied), applied };
+}
+
+/** The registry settings Codex has no setting for (listed as "not applied" in model-settings.json). */
+export function codexNotApplied(m: ResolvedModel): string[] {
+  return [
+    `temperature ${m.temperature} (Codex sends none)`,
+    ...(m.maxOutputTokens ? [`maxOutputTokens ${m.maxOutputTokens} (no Codex setting)`] : []),
+    ...(m.thinking?.enabled ? ['thinking (a Responses-API model reasons by reasoning effort; no thinking setting)'] : []),
+  ];
 }
 
 function launchWith(ctx: AgentContext, resumeThread: string | null, prompt: string): AgentLaunch {
@@ -93,7 +106,7 @@ export const codexAgent: AgentDriver = {
     const cfg = codexConfig(m, ctx.llm.baseUrl);
     await ctx.sandbox.writeFiles(ctx.container, CODEX_HOME, [{ path: 'config.toml', content: cfg.text, mode: 0o600 }]);
     writeJson(join(ctx.runDir, 'agent', 'model-settings.json'), {
-      ...settingsRecord('codex', m, cfg.applied, ['temperature (Codex sends none)', ...(m.maxOutputTokens ? ['maxOutputTokens (no Codex setting)'] : [])]),
+      ...settingsRecord('codex', m, cfg.applied, codexNotApplied(m)),
       binary: { version: bin.version, source: bin.source },
       configToml: cfg.text,
     });
