@@ -3,6 +3,7 @@
 import type Dockerode from 'dockerode';
 import type { ServiceSpec } from './compose-schema';
 import { docker } from './client';
+import { demuxLogs } from './docker-logs';
 import { SandboxInfraError, infra } from "./errors";
 
 export type Condition = ServiceSpec['dependsOn'][string];
@@ -61,20 +62,9 @@ async function logTail(c: Dockerode.Container): Promise<string> {
   try {
     const buf = (await c.logs({ stdout: true, stderr: true, tail: 30, follow: false })) as unknown as Buffer;
     // Non-TTY logs are multiplexed with 8-byte frame headers; strip them for readability.
-    const text = demuxBuffer(buf);
+    const text = demuxLogs(buf);
     return text.trim() ? `; last log lines:\n${text.trim()}` : '';
   } catch {
     return '';
   }
-}
-
-function demuxBuffer(buf: Buffer): string {
-  const parts: Buffer[] = [];
-  let i = 0;
-  while (i + 8 <= buf.length && (buf[i] === 1 || buf[i] === 2) && buf[i + 1] === 0) {
-    const len = buf.readUInt32BE(i + 4);
-    parts.push(buf.subarray(i + 8, i + 8 + len));
-    i += 8 + len;
-  }
-  return i === 0 ? buf.toString('utf8') : Buffer.concat(parts).toString('utf8');
 }
