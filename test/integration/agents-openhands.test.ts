@@ -101,7 +101,7 @@ test('openhands: the real OpenHands accepts the generated TOML, builds the tiny 
   assert.equal((calls[0].body as { temperature?: number }).temperature, 0);
   // the generated TOML, OpenHands' own trajectory, the normalized one
   const toml = readFileSync(join(r.runDir, 'openhands', 'config.toml'), 'utf8');
-  for (const line of ['max_iterations = 500', 'default_agent = "CodeActAgent"', 'runtime = "local"', 'temperature = 0.0', 'num_retries = 5', 'retry_min_wait = 10', 'retry_max_wait = 60', 'enable_mcp = false', 'timeout = 900']) assert.ok(toml.includes(line), line);
+  for (const line of ['max_iterations = 500', 'default_agent = "CodeActAgent"', 'runtime = "local"', 'temperature = 0', 'num_retries = 5', 'retry_min_wait = 10', 'retry_max_wait = 60', 'enable_mcp = false', 'timeout = 900']) assert.ok(toml.includes(line), line);
   assert.ok(!toml.includes(KEY), 'the TOML holds the relay token, not the key');
   const own = JSON.parse(readFileSync(join(r.runDir, 'openhands_trajectory.json'), 'utf8')) as { action?: string }[];
   assert.ok(own.some((e) => e.action === 'finish'));
