@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { RolloutInputSchema, rolloutKeyOf, rolloutWorkflowId } from './rollout';
+import { RolloutInputSchema, rolloutKeyOf, rolloutWorkflowId, type RolloutResult } from './rollout';
 import type { TaxonomyLabel } from './scores';
 import type { BenchmarkReport } from './benchmark';
 import { formatDuration } from './duration';
@@ -158,13 +158,7 @@ export type RolloutState = 'pending' | 'running' | FinalState;
 export const ROLLOUT_STATES: RolloutState[] = ['pending', 'running', 'completed', 'failed', 'cancelled', 'terminated', 'timed_out'];
 
 /** What the sweep keeps of one finished rollout (the full result is in the rollout's run folder). */
-export interface RolloutSummary {
-  workflowId: string;
-  rolloutKey: string;
-  taskId: string;
-  agent: string;
-  model: string;
-  repeat: number;
+export interface RolloutSummary extends Pick<RolloutResult, 'workflowId' | 'rolloutKey' | 'taskId' | 'agent' | 'model' | 'repeat'> {
   state: FinalState;
   /** 'this-sweep': run by this submission; 'earlier': found finished and reused, not run again */
   origin: 'this-sweep' | 'earlier';

@@ -2,12 +2,13 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { BACKBONES } from '../../scoring/backbone';
 import { classifyRollout, DEFAULT_THRESHOLDS, type TaxonomyThresholds } from '../../scoring/taxonomy';
-import type { ScoreCell } from '../../model/scores';
+import type { ScoreCell, TaskScore } from '../../model/scores';
 import { barSpec, renderChart } from './charts';
 import { chartBox, esc, fmtMs, fmtPct, page, pctCell, statusBadge, table, taxonomyBadge } from './page';
 
 /** The parts of a run folder's report.json (written by persistResults) this page reads. */
-export interface RolloutReportFile {
+/** report.json as persisted: the rollout's identity and its TaskScore (status counts read back as plain JSON) */
+export interface RolloutReportFile extends Omit<TaskScore, 'statusCounts'> {
   workflowId: string;
   rolloutKey: string;
   task: string;
@@ -17,12 +18,6 @@ export interface RolloutReportFile {
   sweep: string;
   host: string;
   agentRun?: { exitReason: string; message: string; attempts?: number; agentSeconds?: number };
-  overall: ScoreCell;
-  nonLlm: ScoreCell;
-  judgeDroppedMaxScore: number;
-  byCategory: Record<string, ScoreCell>;
-  byBackbone: Record<string, ScoreCell>;
-  byTrajectory: Record<string, ScoreCell>;
   statusCounts: Record<string, number>;
   timings?: { provisionMs: number; agentMs: number; evaluationMs: number; totalMs: number };
   finishedAt?: string;
