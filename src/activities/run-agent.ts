@@ -4,7 +4,8 @@ import { Context } from '@temporalio/activity';
 import { createAgent } from '../agents/factory';
 import { auditTranscript, type SandboxFacts } from '../agents/integrity';
 import { startRelay, type Relay } from '../agents/llm-relay';
-import { checkAgentModel, resolveModel, upstreamOf } from '../agents/models';
+import { checkAgentModel, resolveModel, upstreamOf, type ResolvedModel } from '../agents/models';
+import { gatewayRecord } from '../agents/metering';
 import { superviseAgent, type SupervisionState } from '../agents/supervisor';
 import { toAtif } from '../agents/trajectory/atif';
 import { readAttempts } from '../agents/trajectory/files';
@@ -51,7 +52,8 @@ export async function runAgent(i: RunAgentInput): Promise<AgentRunSummary> {
     log,
   };
   if (!resumeFrom && driver.preinstall) await withBeats(actx, () => driver.preinstall!());
-  const relay = await startRelayFor(driver, ctx, i);
+  const started = await startRelayFor(driver, ctx, i);
+  const relay = started?.relay ?? null;
   // the agent's way out: relay + egress proxy ports opened in the rollout firewall for the agent phase only
   const net = await openNetworkFor(driver, ctx, relay).catch(async (err: Error) => {
     await relay?.close();
@@ -74,12 +76,14 @@ export async function runAgent(i: RunAgentInput): Promise<AgentRunSummary> {
     await snapshotWorkspace(ctx.sandbox, ctx.container, ctx.workspace, ctx.runDir).catch((err: Error) => log.warn({ err: err.message }, 'workspace snapshot failed'));
     const db = task.environment.database;
     if (db) await snapshotDatabase(ctx.sandbox, i.ref.stack.services[db.service].container, db, ctx.runDir).catch((err: Error) => log.warn({ err: err.message }, 'database snapshot failed'));
-    return await finishRun(driver, ctx, task, run, net);
+    const done = await finishRun(driver, ctx, task, run, net);
+    // tokens, cost and settings as the gateway saw them (the agent is done: the counts are final)
+    return started ? { ...done, gateway: gatewayRecord(started.relay.stats, started.model) } : done;
   } finally {
     await net?.close();
-    if (relay) {
-      writeJson(join(ctx.runDir, 'agent', 'relay-stats.json'), relay.stats);
-      await relay.close();
+    if (started) {
+      writeJson(join(ctx.runDir, 'agent', 'relay-stats.json'), { ...started.relay.stats, cost: gatewayRecord(started.relay.stats, started.model) });
+      await started.relay.close();
     }
   }
 }
@@ -99,15 +103,15 @@ async function withBeats<T>(actx: Context, f: () => Promise<T>): Promise<T> {
  * network's gateway for agents in the container, on 127.0.0.1 for agents on the host. The real key
  * stays in this process.
  */
-async function startRelayFor(driver: AgentDriver, ctx: AgentContext, i: RunAgentInput): Promise<Relay | null> {
+async function startRelayFor(driver: AgentDriver, ctx: AgentContext, i: RunAgentInput): Promise<{ relay: Relay; model: ResolvedModel } | null> {
   if (!driver.modelApis) return null;
   const m = resolveModel(i.model);
   checkAgentModel(driver, m);
   const upstream = upstreamOf(m);
   const bindHost = driver.site === 'host' ? '127.0.0.1' : await ctx.sandbox.gateway(i.ref.stack.network, ctx.container);
-  const relay = await startRelay({ key: i.ref.rolloutKey, bindHost, upstream, stateDir: join(i.ref.runDir, 'agent'), bodyOverrides: m.relayBodyOverrides, model: m.snapshot, log: ctx.log });
+  const relay = await startRelay({ key: i.ref.rolloutKey, bindHost, upstream, stateDir: join(i.ref.runDir, 'agent'), bodyOverrides: m.relayBodyOverrides, settings: m, model: m.snapshot, log: ctx.log });
   ctx.llm = { baseUrl: relay.url, token: relay.token };
-  return relay;
+  return { relay, model: m };
 }
 
 /**

@@ -28,10 +28,13 @@ import {
   type Protocol,
 } from '../gateway';
 import type { Upstream } from './models';
+import { settleRequest, type SettingsModel, type SettingsStats } from './gateway-settings';
 
 export interface UsageTotals extends IrUsage {
-  /** translated answers whose usage was counted */
+  /** model answers whose usage was counted */
   requests: number;
+  /** successful model answers whose usage could not be read */
+  unmetered: number;
 }
 
 export interface GatewayState {
@@ -41,6 +44,8 @@ export interface GatewayState {
   /** the rollout's snapshot id: the model of every translated request, and what a local GET /v1/models reports */
   model?: string;
   bodyOverrides?: Record<string, unknown>;
+  /** the registry's settings of the rollout's model, applied to every model request (gateway-settings.ts) */
+  settings?: { model: SettingsModel; stats: SettingsStats };
   onStatus(code: number): void;
   onUpstreamError(): void;
 }
@@ -101,8 +106,16 @@ function sendError(res: http.ServerResponse, agent: Protocol, e: IrError): void 
   res.end(out.body);
 }
 
+/** The registry settings applied to a model request already in the upstream's protocol (none configured: unchanged). */
+export function withSettings(g: GatewayState, body: Record<string, unknown>): Record<string, unknown> {
+  return g.settings ? settleRequest(g.settings.stats, g.upstream.protocol, body, g.settings.model) : body;
+}
+
 export function addUsage(g: GatewayState, u: IrUsage | undefined): void {
-  if (!u) return;
+  if (!u) {
+    g.usage.unmetered++;
+    return;
+  }
   g.usage.requests++;
   g.usage.input += u.input;
   g.usage.cachedInput += u.cachedInput;
@@ -121,7 +134,7 @@ export function forwardTranslated(req: http.IncomingMessage, res: http.ServerRes
     const t = translateRequest(agent, up.protocol, agentBody, g.memory);
     // the upstream serves the rollout's snapshot only: Claude Code's background calls name its own
     // small model (claude-haiku-…), which a foreign provider does not have
-    upBody = { ...t.body, ...(g.model ? { model: g.model } : {}), ...g.bodyOverrides };
+    upBody = withSettings(g, { ...t.body, ...(g.model ? { model: g.model } : {}), ...(g.settings ? {} : g.bodyOverrides) });
     ctx = t.context;
   } catch (err) {
     const message = err instanceof GatewayInputError ? err.message : `request body is not JSON (${(err as Error).message})`;

@@ -24,7 +24,8 @@ import { registerSecret } from '../log';
 import { writeJson } from '../runs/files';
 import type { Upstream } from './models';
 import { GatewayMemory } from '../gateway';
-import { addUsage, agentProtocolOf, answerSideEndpoint, forwardTranslated, UsageMeter, type GatewayState, type UsageTotals } from './llm-relay-translate';
+import { addUsage, agentProtocolOf, answerSideEndpoint, forwardTranslated, UsageMeter, withSettings, type GatewayState, type UsageTotals } from './llm-relay-translate';
+import { newSettingsStats, type SettingsModel, type SettingsStats } from './gateway-settings';
 
 export interface RelayOptions {
   /** the rollout key: one relay per rollout per worker process */
@@ -33,8 +34,10 @@ export interface RelayOptions {
   upstream: Upstream;
   /** where relay.json (port + token) is kept across activity attempts */
   stateDir: string;
-  /** JSON fields merged into POST bodies (registry relayBodyOverrides) */
+  /** JSON fields merged into POST bodies (registry relayBodyOverrides) when no `settings` are given */
   bodyOverrides?: Record<string, unknown>;
+  /** the registry entry of the rollout's model: its settings are applied to every model request (needs upstream.protocol) */
+  settings?: SettingsModel;
   /** the model's snapshot id: the model of every translated request (and of a local GET /v1/models) */
   model?: string;
   log?: Logger;
@@ -49,6 +52,8 @@ export interface RelayStats {
   translated: number;
   /** usage of the model answers (translated or passed through), summed over the rollout (for metering) */
   usage: UsageTotals;
+  /** what the gateway applied of the registry's settings (gateway-settings.ts); absent without settings */
+  settings?: SettingsStats;
 }
 
 export interface Relay {
@@ -80,7 +85,8 @@ export async function startRelay(o: RelayOptions): Promise<Relay> {
   const stateFile = join(o.stateDir, 'relay.json');
   const saved = readState(stateFile);
   const token = saved?.token ?? `sk-saasbench-relay-${randomBytes(18).toString('hex')}`;
-  const stats: RelayStats = { requests: 0, upstreamErrors: 0, rejected: 0, statusCounts: {}, translated: 0, usage: { requests: 0, input: 0, cachedInput: 0, output: 0, reasoning: 0 } };
+  const stats: RelayStats = { requests: 0, upstreamErrors: 0, rejected: 0, statusCounts: {}, translated: 0, usage: { requests: 0, input: 0, cachedInput: 0, output: 0, reasoning: 0, unmetered: 0 } };
+  if (o.settings && o.upstream.protocol) stats.settings = newSettingsStats();
   const protocol = o.upstream.protocol;
   const gateway: GatewayState | null = protocol
     ? {
@@ -89,6 +95,7 @@ export async function startRelay(o: RelayOptions): Promise<Relay> {
         usage: stats.usage,
         model: o.model,
         bodyOverrides: o.bodyOverrides,
+        settings: o.settings && stats.settings ? { model: o.settings, stats: stats.settings } : undefined,
         onStatus: (code) => (stats.statusCounts[code] = (stats.statusCounts[code] ?? 0) + 1),
         onUpstreamError: () => stats.upstreamErrors++,
       }
@@ -191,10 +198,12 @@ function forward(req: http.IncomingMessage, res: http.ServerResponse, rawBody: B
   const base = new URL(o.upstream.baseUrl);
   const target = new URL(base.href.replace(/\/+$/, '') + (req.url ?? '/'));
   let body = rawBody;
-  if (o.bodyOverrides && req.method === 'POST' && body.length) {
+  const settingsFor = meterFor?.settings ? meterFor : null;
+  if ((settingsFor || o.bodyOverrides) && req.method === 'POST' && body.length) {
     try {
       const parsed = JSON.parse(body.toString('utf8')) as Record<string, unknown>;
-      body = Buffer.from(JSON.stringify({ ...parsed, ...o.bodyOverrides }));
+      // a model request of the upstream's own protocol: the registry's settings (gateway-settings.ts)
+      body = Buffer.from(JSON.stringify(settingsFor ? withSettings(settingsFor, parsed) : { ...parsed, ...o.bodyOverrides }));
     } catch {
       // not JSON: forward untouched
     }
