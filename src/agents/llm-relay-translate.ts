@@ -33,8 +33,6 @@ import { settleRequest, type SettingsModel, type SettingsStats } from './gateway
 export interface UsageTotals extends IrUsage {
   /** model answers whose usage was counted */
   requests: number;
-  /** successful model answers whose usage could not be read */
-  unmetered: number;
 }
 
 export interface GatewayState {
@@ -47,6 +45,8 @@ export interface GatewayState {
   /** the registry's settings of the rollout's model, applied to every model request (gateway-settings.ts) */
   settings?: { model: SettingsModel; stats: SettingsStats };
   onStatus(code: number): void;
+  /** a successful model answer whose usage could not be read (the cost is then a lower bound) */
+  onUnmetered?(): void;
   onUpstreamError(): void;
 }
 
@@ -113,7 +113,7 @@ export function withSettings(g: GatewayState, body: Record<string, unknown>): Re
 
 export function addUsage(g: GatewayState, u: IrUsage | undefined): void {
   if (!u) {
-    g.usage.unmetered++;
+    g.onUnmetered?.();
     return;
   }
   g.usage.requests++;

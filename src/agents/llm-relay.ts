@@ -52,6 +52,8 @@ export interface RelayStats {
   translated: number;
   /** usage of the model answers (translated or passed through), summed over the rollout (for metering) */
   usage: UsageTotals;
+  /** successful model answers whose usage could not be read (metering is then a lower bound) */
+  unmeteredAnswers: number;
   /** what the gateway applied of the registry's settings (gateway-settings.ts); absent without settings */
   settings?: SettingsStats;
 }
@@ -85,7 +87,7 @@ export async function startRelay(o: RelayOptions): Promise<Relay> {
   const stateFile = join(o.stateDir, 'relay.json');
   const saved = readState(stateFile);
   const token = saved?.token ?? `sk-saasbench-relay-${randomBytes(18).toString('hex')}`;
-  const stats: RelayStats = { requests: 0, upstreamErrors: 0, rejected: 0, statusCounts: {}, translated: 0, usage: { requests: 0, input: 0, cachedInput: 0, output: 0, reasoning: 0, unmetered: 0 } };
+  const stats: RelayStats = { requests: 0, upstreamErrors: 0, rejected: 0, statusCounts: {}, translated: 0, usage: { requests: 0, input: 0, cachedInput: 0, output: 0, reasoning: 0 }, unmeteredAnswers: 0 };
   if (o.settings && o.upstream.protocol) stats.settings = newSettingsStats();
   const protocol = o.upstream.protocol;
   const gateway: GatewayState | null = protocol
@@ -98,6 +100,7 @@ export async function startRelay(o: RelayOptions): Promise<Relay> {
         settings: o.settings && stats.settings ? { model: o.settings, stats: stats.settings } : undefined,
         onStatus: (code) => (stats.statusCounts[code] = (stats.statusCounts[code] ?? 0) + 1),
         onUpstreamError: () => stats.upstreamErrors++,
+        onUnmetered: () => stats.unmeteredAnswers++,
       }
     : null;
   const server = http.createServer((req, res) => handle(req, res, o, token, stats, gateway));

@@ -54,7 +54,7 @@ export function costOf(usage: MeteredUsage, price: Price | undefined, model: str
 }
 
 /** The rollout's record from the relay's stats (report.json agentRun.gateway, the sweep's cost). */
-export function gatewayRecord(stats: { usage: MeteredUsage; settings?: SettingsStats }, m: { id: string; price?: Price; priceUnknown?: string }): GatewayRunRecord {
-  const c = costOf(stats.usage, m.price, m.id, m.priceUnknown);
+export function gatewayRecord(stats: { usage: MeteredUsage; unmeteredAnswers?: number; settings?: SettingsStats }, m: { id: string; price?: Price; priceUnknown?: string }): GatewayRunRecord {
+  const c = costOf({ ...stats.usage, unmetered: stats.unmeteredAnswers ?? 0 }, m.price, m.id, m.priceUnknown);
   return { usage: c.usage, costUsd: c.usd, costReason: c.reason, price: c.price, settings: stats.settings ?? null };
 }
