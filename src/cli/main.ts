@@ -115,7 +115,8 @@ program
   .option('--json', 'print the benchmark (leaderboard, per backbone/category/task) as JSON')
   .option('--skip-preflight', 'do not check the tasks\' images on this host before starting')
   .option('--as-paper', "the paper's view of the leaderboard: a declared task without a scored rollout scores 0 (mean over all declared tasks)")
-  .action((file: string, o: { worker: boolean; detach?: boolean; json?: boolean; skipPreflight?: boolean; asPaper?: boolean }) => exitWith(sweepCommand(file, o)));
+  .option('--cost-cap <usd>', 'start no new rollout once the finished ones cost this much (gateway-metered; overrides costCapUsd of the file)', positiveFlag('--cost-cap'))
+  .action((file: string, o: { worker: boolean; detach?: boolean; json?: boolean; skipPreflight?: boolean; asPaper?: boolean; costCap?: number }) => exitWith(sweepCommand(file, o)));
 
 program
   .command('watch <sweep>')

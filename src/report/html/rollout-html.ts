@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { BACKBONES } from '../../scoring/backbone';
 import { classifyRollout, DEFAULT_THRESHOLDS, type TaxonomyThresholds } from '../../scoring/taxonomy';
 import type { ScoreCell, TaskScore } from '../../model/scores';
+import { fmtUsd, type GatewayRunRecord } from '../../model/cost';
 import { barSpec, renderChart } from './charts';
 import { chartBox, esc, fmtMs, fmtPct, page, pctCell, statusBadge, table, taxonomyBadge } from './page';
 
@@ -17,7 +18,7 @@ export interface RolloutReportFile extends Omit<TaskScore, 'statusCounts'> {
   repeat: number;
   sweep: string;
   host: string;
-  agentRun?: { exitReason: string; message: string; attempts?: number; agentSeconds?: number };
+  agentRun?: { exitReason: string; message: string; attempts?: number; agentSeconds?: number; gateway?: GatewayRunRecord };
   statusCounts: Record<string, number>;
   timings?: { provisionMs: number; agentMs: number; evaluationMs: number; totalMs: number };
   finishedAt?: string;
@@ -77,6 +78,22 @@ const pct = (c: ScoreCell | undefined) => (c ? c.pct : null);
 const orderedBackbones = (m: Record<string, ScoreCell>) =>
   Object.entries(m).sort(([a], [b]) => ((BACKBONES as readonly string[]).indexOf(a) + 99) % 99 - ((BACKBONES as readonly string[]).indexOf(b) + 99) % 99 || a.localeCompare(b));
 
+/** Tokens, cost and the settings the gateway applied, as one meta row (nothing for agents without a model). */
+function modelCallsRow(g: GatewayRunRecord | undefined): string {
+  if (!g) return '';
+  const u = g.usage;
+  const price = g.price ? ` at $${g.price.inputPerMTok}/$${g.price.cachedInputPerMTok ?? '–'}/$${g.price.outputPerMTok} per MTok (input/cached/output, list price of ${g.price.asOf})` : '';
+  const cost = `<b>${esc(fmtUsd(g.costUsd))}</b>${esc(price)}${g.costReason ? ` <span class="small">${esc(g.costReason)}</span>` : ''}`;
+  const tokens = `${u.requests} answers · input ${u.input} (cached ${u.cachedInput}) · output ${u.output} (reasoning ${u.reasoning})`;
+  const s = g.settings;
+  const settings = s
+    ? `applied at the gateway to ${s.requests} request(s): <code>${esc(JSON.stringify(s.applied))}</code>${Object.keys(s.overridden).length ? ` · overrode the agent's ${Object.entries(s.overridden).map(([k, o]) => `${esc(k)} (${o.count}×, sent ${esc(o.agentSent.map((v) => JSON.stringify(v)).join(', '))})`).join('; ')}` : ''}${s.notApplicable.length ? ` · not applicable: ${esc(s.notApplicable.join('; '))}` : ''}`
+    : 'none';
+  return `<dt>model cost</dt><dd>${cost}</dd>
+<dt>model tokens</dt><dd>${esc(tokens)}</dd>
+<dt>model settings</dt><dd>${settings}</dd>`;
+}
+
 /** The rollout's HTML report (written next to report.json as report.html; links are relative to the run folder). */
 export async function renderRolloutHtml(runDir: string, th: TaxonomyThresholds = DEFAULT_THRESHOLDS): Promise<string> {
   const r = JSON.parse(readFileSync(join(runDir, 'report.json'), 'utf8')) as RolloutReportFile;
@@ -97,6 +114,7 @@ export async function renderRolloutHtml(runDir: string, th: TaxonomyThresholds =
 <dt>failure taxonomy</dt><dd>${taxonomyBadge(tax.label, tax.reason)} ${esc(tax.reason)}</dd>
 <dt>workflow</dt><dd><code>${esc(r.workflowId)}</code> · sweep <code>${esc(r.sweep)}</code> · host <code>${esc(r.host)}</code></dd>
 <dt>agent</dt><dd>${esc(r.agentRun?.exitReason ?? '–')} — ${esc(r.agentRun?.message ?? '')}</dd>
+${modelCallsRow(r.agentRun?.gateway)}
 <dt>timings</dt><dd>provision ${fmtMs(r.timings?.provisionMs)}, agent ${fmtMs(r.timings?.agentMs)}, evaluation ${fmtMs(r.timings?.evaluationMs)}, total ${fmtMs(r.timings?.totalMs)}</dd>
 <dt>nodes</dt><dd>${Object.entries(r.statusCounts).map(([s, n]) => `${statusBadge(s)} ${n}`).join(' ')}</dd>
 </dl>`);
