@@ -11,12 +11,21 @@
  * snapshot, and its thinking mode may not exist on another model.
  */
 import type { Protocol } from '../gateway';
-import type { ModelEntry } from './models';
 import type { SettingsStats } from '../model/cost';
 
 export type { SettingsStats };
 
-export type SettingsModel = Pick<ModelEntry, 'snapshot' | 'reasoning' | 'temperature' | 'thinking' | 'reasoningEffort' | 'reasoningSummary' | 'maxOutputTokens' | 'relayBodyOverrides'>;
+/** The registry fields the gateway applies (a ModelEntry of models.ts fits; kept apart so models.ts can use this module). */
+export interface SettingsModel {
+  snapshot: string;
+  reasoning: boolean;
+  temperature: number;
+  thinking?: { enabled: boolean; type?: 'adaptive' | 'enabled'; includeThoughts?: boolean; budgetTokens?: number };
+  reasoningEffort?: string;
+  reasoningSummary?: string;
+  maxOutputTokens?: number;
+  relayBodyOverrides?: Record<string, unknown>;
+}
 
 /** A field the gateway removed from the request (recorded as this string). */
 export const REMOVED = '(removed)';
