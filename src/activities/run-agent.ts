@@ -52,7 +52,7 @@ export async function runAgent(i: RunAgentInput): Promise<AgentRunSummary> {
     log,
   };
   if (!resumeFrom && driver.preinstall) await withBeats(actx, () => driver.preinstall!());
-  const started = await startRelayFor(driver, ctx, i);
+  const started = await startRelayFor(driver, ctx, i, !!resumeFrom);
   const relay = started?.relay ?? null;
   // the agent's way out: relay + egress proxy ports opened in the rollout firewall for the agent phase only
   const net = await openNetworkFor(driver, ctx, relay).catch(async (err: Error) => {
@@ -103,13 +103,15 @@ async function withBeats<T>(actx: Context, f: () => Promise<T>): Promise<T> {
  * network's gateway for agents in the container, on 127.0.0.1 for agents on the host. The real key
  * stays in this process.
  */
-async function startRelayFor(driver: AgentDriver, ctx: AgentContext, i: RunAgentInput): Promise<{ relay: Relay; model: ResolvedModel } | null> {
+async function startRelayFor(driver: AgentDriver, ctx: AgentContext, i: RunAgentInput, resumed: boolean): Promise<{ relay: Relay; model: ResolvedModel } | null> {
   if (!driver.modelApis) return null;
   const m = resolveModel(i.model);
   checkAgentModel(driver, m);
   const upstream = upstreamOf(m);
   const bindHost = driver.site === 'host' ? '127.0.0.1' : await ctx.sandbox.gateway(i.ref.stack.network, ctx.container);
-  const relay = await startRelay({ key: i.ref.rolloutKey, bindHost, upstream, stateDir: join(i.ref.runDir, 'agent'), bodyOverrides: m.relayBodyOverrides, settings: m, model: m.snapshot, log: ctx.log });
+  const relay = await startRelay({ key: i.ref.rolloutKey, bindHost, upstream, stateDir: join(i.ref.runDir, 'agent'), bodyOverrides: m.relayBodyOverrides, settings: m, model: m.snapshot, log: ctx.log,
+    // metering survives a worker crash: the stats are on disk after every answer; a resumed run continues them
+    statsFile: join(i.ref.runDir, 'agent', 'relay-stats.json'), resumeStats: resumed });
   ctx.llm = { baseUrl: relay.url, token: relay.token };
   return { relay, model: m };
 }

@@ -47,6 +47,8 @@ export interface GatewayState {
   onStatus(code: number): void;
   /** a successful model answer whose usage could not be read (the cost is then a lower bound) */
   onUnmetered?(): void;
+  /** after every metered answer (the relay keeps its stats on disk: a crashed worker's successor resumes the count) */
+  onMetered?(): void;
   onUpstreamError(): void;
 }
 
@@ -114,13 +116,14 @@ export function withSettings(g: GatewayState, body: Record<string, unknown>): Re
 export function addUsage(g: GatewayState, u: IrUsage | undefined): void {
   if (!u) {
     g.onUnmetered?.();
-    return;
+    return g.onMetered?.();
   }
   g.usage.requests++;
   g.usage.input += u.input;
   g.usage.cachedInput += u.cachedInput;
   g.usage.output += u.output;
   g.usage.reasoning += u.reasoning;
+  g.onMetered?.();
 }
 
 /** Translate one agent request of protocol `agent` to the upstream and its answer back. */

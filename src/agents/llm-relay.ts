@@ -38,6 +38,10 @@ export interface RelayOptions {
   bodyOverrides?: Record<string, unknown>;
   /** the registry entry of the rollout's model: its settings are applied to every model request (needs upstream.protocol) */
   settings?: SettingsModel;
+  /** where the stats are written after every metered answer (so a crashed worker's count survives) */
+  statsFile?: string;
+  /** the same agent run resumed by another worker process: continue the counts found in statsFile */
+  resumeStats?: boolean;
   /** the model's snapshot id: the model of every translated request (and of a local GET /v1/models) */
   model?: string;
   log?: Logger;
@@ -89,6 +93,7 @@ export async function startRelay(o: RelayOptions): Promise<Relay> {
   const token = saved?.token ?? `sk-saasbench-relay-${randomBytes(18).toString('hex')}`;
   const stats: RelayStats = { requests: 0, upstreamErrors: 0, rejected: 0, statusCounts: {}, translated: 0, usage: { requests: 0, input: 0, cachedInput: 0, output: 0, reasoning: 0 }, unmeteredAnswers: 0 };
   if (o.settings && o.upstream.protocol) stats.settings = newSettingsStats();
+  if (o.resumeStats && o.statsFile) resumeCounts(stats, o.statsFile);
   const protocol = o.upstream.protocol;
   const gateway: GatewayState | null = protocol
     ? {
@@ -101,6 +106,9 @@ export async function startRelay(o: RelayOptions): Promise<Relay> {
         onStatus: (code) => (stats.statusCounts[code] = (stats.statusCounts[code] ?? 0) + 1),
         onUpstreamError: () => stats.upstreamErrors++,
         onUnmetered: () => stats.unmeteredAnswers++,
+        onMetered: () => {
+          if (o.statsFile) writeJson(o.statsFile, stats);
+        },
       }
     : null;
   const server = http.createServer((req, res) => handle(req, res, o, token, stats, gateway));
@@ -141,6 +149,17 @@ function readState(file: string): { bindHost: string; port: number; token: strin
   }
 }
 
+/** Counts of an earlier process's relay for the same agent run (best effort: an unreadable file starts from zero). */
+function resumeCounts(stats: RelayStats, file: string): void {
+  try {
+    const prev = JSON.parse(readFileSync(file, 'utf8')) as Partial<RelayStats>;
+    for (const k of ['requests', 'input', 'cachedInput', 'output', 'reasoning'] as const) if (typeof prev.usage?.[k] === 'number') stats.usage[k] = prev.usage[k];
+    if (typeof prev.unmeteredAnswers === 'number') stats.unmeteredAnswers = prev.unmeteredAnswers;
+    if (stats.settings && prev.settings) Object.assign(stats.settings, prev.settings);
+  } catch {
+    // none yet, or unreadable
+  }
+}
 
 const safeOrigin = (u: string) => {
   try {

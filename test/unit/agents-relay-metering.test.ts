@@ -5,7 +5,7 @@
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startRelay } from '../../src/agents/llm-relay';
@@ -23,7 +23,7 @@ after(async () => {
 function post(url: string, path: string, headers: Record<string, string>, body: unknown): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
     const data = Buffer.from(JSON.stringify(body));
-    const req = http.request(new URL(path, url), { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': String(data.length), ...headers } }, (res) => {
+    const req = http.request(new URL(path, url), { method: 'POST', agent: false, headers: { 'content-type': 'application/json', 'content-length': String(data.length), ...headers } }, (res) => {
       let text = '';
       res.on('data', (c: Buffer) => (text += c.toString()));
       res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
@@ -92,5 +92,35 @@ test('passed through (Responses → Responses): reasoning effort and temperature
     assert.equal(gatewayRecord(relay.stats, model).costUsd, Math.round(((300 * 2 + 100 * 0.2 + 60 * 12) / 1e6) * 1e6) / 1e6);
   } finally {
     await relay.close();
+  }
+});
+
+test('the stats are on disk after every answer; a resumed agent run (another worker process) continues the count', async () => {
+  const fake = await startFakeOpenAI({ script: { commands: [], finalText: 'Done.' }, requireKey: KEY });
+  fakes.push(fake);
+  const stateDir = mkdtempSync(join(tmpdir(), 'relay-m-'));
+  const statsFile = join(stateDir, 'relay-stats.json');
+  const model: SettingsModel = { snapshot: 'gpt-snap', reasoning: true, temperature: 1 };
+  const open = (key: string, resumeStats: boolean) => startRelay({ key, bindHost: '127.0.0.1', upstream: { baseUrl: `${fake.url}/v1`, key: KEY, auth: 'bearer', keyEnv: 'X', protocol: 'responses' }, stateDir, model: 'gpt-snap', settings: model, statsFile, resumeStats });
+  const ask = async (relay: Awaited<ReturnType<typeof open>>) => assert.equal((await post(relay.url, '/v1/responses', { authorization: `Bearer ${relay.token}` }, { model: 'gpt-snap', stream: true, input: [{ role: 'user', content: 'hi' }] })).status, 200);
+  const first = await open('r-meter-3', false);
+  await ask(first);
+  await first.close();
+  assert.equal(JSON.parse(readFileSync(statsFile, 'utf8')).usage.input, 200, 'written without waiting for the activity to end');
+  const resumed = await open('r-meter-3b', true);
+  try {
+    assert.equal(resumed.stats.usage.input, 200);
+    assert.equal(resumed.stats.settings!.requests, 1);
+    await ask(resumed);
+    assert.equal(resumed.stats.usage.input, 400);
+    assert.equal(resumed.stats.usage.requests, 2);
+  } finally {
+    await resumed.close();
+  }
+  const fresh = await open('r-meter-3c', false);
+  try {
+    assert.equal(fresh.stats.usage.input, 0, 'a new agent run starts from zero');
+  } finally {
+    await fresh.close();
   }
 });
