@@ -27,7 +27,8 @@ export interface TrajectoryViewOptions {
 export const DEFAULT_VIEW: TrajectoryViewOptions = { headTurns: 60, tailTurns: 40, preview: 600, outputMax: 16_000, budgetChars: 2_000_000 };
 
 const fmtInt = (n: number | undefined) => (n === undefined ? '—' : n.toLocaleString('en-US'));
-export const fmtUsd = (n: number | undefined | null) => (n === undefined || n === null ? '—' : `$${n < 0.01 && n > 0 ? n.toFixed(4) : n.toFixed(2)}`);
+/** dollars: cents from $1 up; below, up to 4 decimals (a turn costs fractions of a cent) */
+export const fmtUsd = (n: number | undefined | null) => (n === undefined || n === null ? '—' : `$${n >= 1 ? n.toFixed(2) : n.toFixed(4).replace(/0{1,2}$/, '')}`);
 
 class Budget {
   constructor(public left: number) {}

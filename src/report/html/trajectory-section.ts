@@ -8,6 +8,7 @@ import { DEFAULT_VIEW, fmtUsd, renderTurns, trajectoryTotals, type TrajectoryVie
 import type { AttemptRow, TrajectoryInputs } from './trajectory-read';
 
 type Spec = Record<string, unknown>;
+const plural = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;
 export interface Timings {
   provisionMs: number;
   agentMs: number;
@@ -155,9 +156,9 @@ export function trajectorySection(inp: TrajectoryInputs, timings: Timings | unde
     const sessions = a.extra?.session_ids ?? [a.session_id];
     out.push(`<dl class="meta">
 <dt>agent</dt><dd>${esc(a.agent.name)} ${esc(a.agent.version)} · model ${esc(a.agent.model_name ?? '—')} · ${esc(a.schema_version)}</dd>
-<dt>turns</dt><dd>${t.turns} agent turns · ${t.toolCalls} tool calls · ${a.steps.length} steps</dd>
+<dt>turns</dt><dd>${plural(t.turns, 'agent turn')} · ${plural(t.toolCalls, 'tool call')} · ${plural(a.steps.length, 'step')}</dd>
 <dt>tokens</dt><dd>in ${t.inTok.toLocaleString('en-US')} (cached ${t.cachedTok.toLocaleString('en-US')}) · out ${t.outTok.toLocaleString('en-US')} · cost ${fmtUsd(t.costUsd)}</dd>
-<dt>sessions</dt><dd>${sessions.map((x) => `<code>${esc(x)}</code>`).join(' ')}</dd>
+<dt>sessions</dt><dd>${sessions.map((x) => `<code>${esc(x)}</code>`).join(' ') || '—'}</dd>
 </dl>`);
   }
   if (history.length) {
