@@ -24,6 +24,7 @@ import { registerSecret } from '../log';
 import { writeJson } from '../runs/files';
 import type { Upstream } from './models';
 import { GatewayMemory } from '../gateway';
+import { logGatewayRequest } from './gateway-log';
 import { addUsage, agentProtocolOf, answerSideEndpoint, forwardTranslated, UsageMeter, withSettings, type GatewayState, type UsageTotals } from './llm-relay-translate';
 import { newSettingsStats, type SettingsModel, type SettingsStats } from './gateway-settings';
 
@@ -197,6 +198,9 @@ function handle(req: http.IncomingMessage, res: http.ServerResponse, o: RelayOpt
     res.end(JSON.stringify({ type: 'error', error: { type: 'authentication_error', message: 'saasbench relay: unknown relay token' } }));
     return;
   }
+  // every model request gets a line in agent/gateway-log.jsonl (numbers only) for the rollout page
+  const modelCall = agentProtocolOf(req.method, req.url ?? '/');
+  if (modelCall) logGatewayRequest(o.stateDir, modelCall, res, stats.usage);
   const chunks: Buffer[] = [];
   req.on('data', (c: Buffer) => chunks.push(c));
   req.on('error', () => res.destroy());
