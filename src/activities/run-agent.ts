@@ -109,7 +109,7 @@ async function startRelayFor(driver: AgentDriver, ctx: AgentContext, i: RunAgent
   checkAgentModel(driver, m);
   const upstream = upstreamOf(m);
   const bindHost = driver.site === 'host' ? '127.0.0.1' : await ctx.sandbox.gateway(i.ref.stack.network, ctx.container);
-  const relay = await startRelay({ key: i.ref.rolloutKey, bindHost, upstream, stateDir: join(i.ref.runDir, 'agent'), bodyOverrides: m.relayBodyOverrides, settings: m, model: m.snapshot, log: ctx.log,
+  const relay = await startRelay({ key: i.ref.rolloutKey, bindHost, upstream, stateDir: join(i.ref.runDir, 'agent'), bodyOverrides: m.relayBodyOverrides, settings: m, price: m.price, model: m.snapshot, log: ctx.log,
     // metering survives a worker crash: the stats are on disk after every answer; a resumed run continues them
     statsFile: join(i.ref.runDir, 'agent', 'relay-stats.json'), resumeStats: resumed });
   ctx.llm = { baseUrl: relay.url, token: relay.token };

@@ -29,6 +29,8 @@ import {
 } from '../gateway';
 import type { Upstream } from './models';
 import { settleRequest, type SettingsModel, type SettingsStats } from './gateway-settings';
+import { costOf, type Price } from './metering';
+import { noteGatewayRequest } from './gateway-log';
 
 export interface UsageTotals extends IrUsage {
   /** model answers whose usage was counted */
@@ -49,6 +51,8 @@ export interface GatewayState {
   onUnmetered?(): void;
   /** after every metered answer (the relay keeps its stats on disk: a crashed worker's successor resumes the count) */
   onMetered?(): void;
+  /** the model's dated price: each answer's cost goes to its gateway-log line */
+  price?: Price;
   onUpstreamError(): void;
 }
 
@@ -113,7 +117,11 @@ export function withSettings(g: GatewayState, body: Record<string, unknown>): Re
   return g.settings ? settleRequest(g.settings.stats, g.upstream.protocol, body, g.settings.model) : body;
 }
 
-export function addUsage(g: GatewayState, u: IrUsage | undefined): void {
+export function addUsage(g: GatewayState, u: IrUsage | undefined, res?: http.ServerResponse): void {
+  if (u && res && g.price) {
+    const usd = costOf({ requests: 1, ...u }, g.price, g.model ?? '').usd;
+    if (usd !== null) noteGatewayRequest(res, { costUsd: usd });
+  }
   if (!u) {
     g.onUnmetered?.();
     return g.onMetered?.();
@@ -174,7 +182,7 @@ export function forwardTranslated(req: http.IncomingMessage, res: http.ServerRes
       });
       upRes.on('end', () => {
         res.end(tr.end());
-        addUsage(g, tr.usage);
+        addUsage(g, tr.usage, res);
       });
       upRes.on('error', () => res.destroy());
       return;
@@ -193,13 +201,13 @@ export function forwardTranslated(req: http.IncomingMessage, res: http.ServerRes
       try {
         if (isSse) {
           const r = responseFromStream(up.protocol, agent, text, ctx);
-          if (r.status === 200) addUsage(g, decodeResponse(agent, r.body).usage);
+          if (r.status === 200) addUsage(g, decodeResponse(agent, r.body).usage, res);
           res.writeHead(r.status, { 'content-type': 'application/json' });
           return void res.end(JSON.stringify(r.body));
         }
         const json: unknown = JSON.parse(text.toString('utf8'));
         const ir = decodeResponse(up.protocol, json);
-        addUsage(g, ir.usage);
+        addUsage(g, ir.usage, res);
         if (agentStreams) {
           res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
           return void res.end(streamFromResponse(up.protocol, agent, json, ctx));

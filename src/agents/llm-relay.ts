@@ -27,6 +27,7 @@ import { GatewayMemory } from '../gateway';
 import { logGatewayRequest } from './gateway-log';
 import { addUsage, agentProtocolOf, answerSideEndpoint, forwardTranslated, UsageMeter, withSettings, type GatewayState, type UsageTotals } from './llm-relay-translate';
 import { newSettingsStats, type SettingsModel, type SettingsStats } from './gateway-settings';
+import type { Price } from './metering';
 
 export interface RelayOptions {
   /** the rollout key: one relay per rollout per worker process */
@@ -39,6 +40,8 @@ export interface RelayOptions {
   bodyOverrides?: Record<string, unknown>;
   /** the registry entry of the rollout's model: its settings are applied to every model request (needs upstream.protocol) */
   settings?: SettingsModel;
+  /** the model's dated price (registry): each answer's cost is noted on its gateway-log line */
+  price?: Price;
   /** where the stats are written after every metered answer (so a crashed worker's count survives) */
   statsFile?: string;
   /** the same agent run resumed by another worker process: continue the counts found in statsFile */
@@ -107,6 +110,7 @@ export async function startRelay(o: RelayOptions): Promise<Relay> {
         onStatus: (code) => (stats.statusCounts[code] = (stats.statusCounts[code] ?? 0) + 1),
         onUpstreamError: () => stats.upstreamErrors++,
         onUnmetered: () => stats.unmeteredAnswers++,
+        price: o.price,
         onMetered: () => {
           if (o.statsFile) writeJson(o.statsFile, stats);
         },
@@ -257,7 +261,7 @@ function forward(req: http.IncomingMessage, res: http.ServerResponse, rawBody: B
     });
     upRes.on('end', () => {
       res.end();
-      if (meter && meterFor) addUsage(meterFor, meter.end());
+      if (meter && meterFor) addUsage(meterFor, meter.end(), res);
     });
     upRes.on('error', () => res.destroy());
   });

@@ -5,7 +5,7 @@
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startRelay } from '../../src/agents/llm-relay';
@@ -39,7 +39,8 @@ test('translated (Anthropic → Chat, streaming): Gemini-style settings in the C
   const fake = await startFakeOpenAI({ script: { commands: [], finalText: 'Hello.' }, requireKey: KEY });
   fakes.push(fake);
   const model: SettingsModel & { id: string; price: Price } = { id: 'gem', snapshot: 'snap-1', reasoning: true, temperature: 0, maxOutputTokens: 4096, thinking: { enabled: true, includeThoughts: true, budgetTokens: 1024 }, price };
-  const relay = await startRelay({ key: 'r-meter-1', bindHost: '127.0.0.1', upstream: { baseUrl: `${fake.url}/v1`, key: KEY, auth: 'bearer', keyEnv: 'X', protocol: 'chat' }, stateDir: mkdtempSync(join(tmpdir(), 'relay-m-')), model: 'snap-1', settings: model });
+  const stateDir = mkdtempSync(join(tmpdir(), 'relay-m-'));
+  const relay = await startRelay({ key: 'r-meter-1', bindHost: '127.0.0.1', upstream: { baseUrl: `${fake.url}/v1`, key: KEY, auth: 'bearer', keyEnv: 'X', protocol: 'chat' }, stateDir, model: 'snap-1', settings: model, price });
   try {
     const h = { 'x-api-key': relay.token, 'anthropic-version': '2023-06-01' };
     const a = await post(relay.url, '/v1/messages', h, { model: 'claude-x', stream: true, max_tokens: 32000, temperature: 1, messages: [{ role: 'user', content: 'hi' }] });
@@ -64,6 +65,11 @@ test('translated (Anthropic → Chat, streaming): Gemini-style settings in the C
     assert.equal(rec.costUsd, (300 * 2 + 40 * 12) / 1e6);
     assert.equal(rec.costReason, null);
     assert.equal(rec.settings?.appliedAt, 'gateway');
+    // the request's own line in the gateway log carries its cost (written when the answer closes)
+    const logFile = join(stateDir, 'gateway-log.jsonl');
+    for (let i = 0; i < 50 && !existsSync(logFile); i++) await new Promise((r) => setTimeout(r, 20));
+    const lines = readFileSync(logFile, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { costUsd?: number; inTok: number });
+    assert.deepEqual(lines.map((l) => [l.inTok, l.costUsd]), [[300, (300 * 2 + 40 * 12) / 1e6]]);
   } finally {
     await relay.close();
   }
