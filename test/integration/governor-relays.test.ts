@@ -159,12 +159,3 @@ test('4 rollouts, an upstream of 2 streams: no 429 reaches anyone, and agent sec
     await up.close();
   }
 });
-
-test('no limits configured: the relay never asks Temporal (the gate is absent)', async () => {
-  const { governorLimits } = await import('../../src/governor/limits');
-  assert.equal(governorLimits('anthropic', undefined, {}), null);
-  assert.equal(governorLimits('anthropic', { concurrent: 2 }, { SAASBENCH_RATE_LIMITS: 'off' }), null);
-  assert.deepEqual(governorLimits('anthropic', { concurrent: 2 }, { SAASBENCH_RATE_LIMITS: '{"anthropic":{"rpm":5}}' }), { rpm: 5 });
-  assert.equal(governorLimits('anthropic', { concurrent: 2 }, { SAASBENCH_RATE_LIMITS: '{"anthropic":null}' }), null);
-  assert.throws(() => governorLimits('x', undefined, { SAASBENCH_RATE_LIMITS: '{"x":{"rpm":0}}' }), /SAASBENCH_RATE_LIMITS: x\.rpm/);
-});
