@@ -21,7 +21,8 @@ export async function watchRollout(handle: WorkflowHandle, until: Promise<unknow
     if (p) {
       const nodes = p.nodesTotal ? ` nodes ${p.nodesDone}/${p.nodesTotal}` : '';
       const counts = Object.entries(p.statusCounts).map(([k, v]) => `${k}=${v}`).join(' ');
-      const line = `[${fmtSecs(Date.now() - p.startedAt)}] ${p.phase}${nodes}${counts ? ` (${counts})` : ''}`;
+      const gov = p.governor ? ` · governor waits ${p.governor.waits} (${p.governor.waitSeconds}s, not billed to the agent)` : '';
+      const line = `[${fmtSecs(Date.now() - p.startedAt)}] ${p.phase}${nodes}${counts ? ` (${counts})` : ''}${gov}`;
       const key = `${p.phase}|${p.nodesDone}`;
       if (key !== last || Date.now() - lastPrint > 30_000) {
         out.write(`${line}\n`);
