@@ -26,7 +26,7 @@ import type { AgentContext, AgentDriver } from '../../src/agents/types';
 import type { SandboxBackend } from '../../src/sandbox/backend';
 import { configureGovernor, providerGovernor } from '../../src/governor/client';
 import { governorGate } from '../../src/governor/gate';
-import { governorStateQuery, governorWorkflowId } from '../../src/governor/defs';
+import { GOVERNOR_WORKFLOW, governorStateQuery, governorWorkflowId } from '../../src/governor/defs';
 
 const STREAM_MS = 1500;
 const LIMIT = 2;
@@ -158,4 +158,28 @@ test('4 rollouts, an upstream of 2 streams: no 429 reaches anyone, and agent sec
   } finally {
     await up.close();
   }
+});
+
+test('continue-as-new under concurrent asks on the real server: every ask is answered, none waits for a timeout', async () => {
+  const provider = 'fake-rollover';
+  await env.client.workflow.start(GOVERNOR_WORKFLOW, { workflowId: governorWorkflowId(provider), taskQueue: 'gov-it', args: [{ provider, limits: { concurrent: 3 }, maxHistory: 60 }] });
+  const gov = providerGovernor(provider, { concurrent: 3 });
+  const t0 = Date.now();
+  let inFlight = 0;
+  let most = 0;
+  await Promise.all(
+    Array.from({ length: 24 }, async () => {
+      const a = await gov.admit('r', 10);
+      assert.ok(a.leaseId, 'admitted with a lease (not the fail-open path)');
+      most = Math.max(most, ++inFlight);
+      await new Promise((r) => setTimeout(r, 50));
+      inFlight--;
+      a.release({ tokens: 10 });
+    }),
+  );
+  const s = await env.client.workflow.getHandle(governorWorkflowId(provider)).query(governorStateQuery);
+  assert.ok(s.runs > 1, `rolled over (runs=${s.runs})`);
+  assert.equal(s.granted, 24);
+  assert.ok(most <= 3, `at most 3 leases at once, saw ${most}`);
+  assert.ok(Date.now() - t0 < 20_000, `took ${Date.now() - t0} ms`);
 });
