@@ -20,6 +20,8 @@ export interface SupervisionState {
   lastBeatAt: number;
   transientRetries: number;
   history: AgentAttemptRecord[];
+  /** rate governor waits left out of the agent's time so far (this process's count; `watch` shows it live) */
+  unbilledMs?: number;
 }
 
 export interface SuperviseOptions {
@@ -149,7 +151,7 @@ function unbilledClock(opts: SuperviseOptions): (s: SupervisionState) => Supervi
     const now = opts.unbilledMs?.() ?? 0;
     const d = now - seen;
     seen = now;
-    return d > 0 ? { ...s, attemptStartedAt: s.attemptStartedAt + d, lastOutputAt: s.lastOutputAt + d } : s;
+    return d > 0 ? { ...s, attemptStartedAt: s.attemptStartedAt + d, lastOutputAt: s.lastOutputAt + d, unbilledMs: (s.unbilledMs ?? 0) + d } : s;
   };
 }
 
