@@ -160,11 +160,11 @@ test('4 rollouts, an upstream of 2 streams: no 429 reaches anyone, and agent sec
   }
 });
 
-test('continue-as-new under concurrent asks on the real server: every ask is answered, none waits for a timeout', async () => {
+// the test timeout is the guard: an ask lost in a rollover would hang until the client's ~60 s poll gives up
+test('continue-as-new under concurrent asks on the real server: every ask is answered, none waits for a timeout', { timeout: 30_000 }, async () => {
   const provider = 'fake-rollover';
   await env.client.workflow.start(GOVERNOR_WORKFLOW, { workflowId: governorWorkflowId(provider), taskQueue: 'gov-it', args: [{ provider, limits: { concurrent: 3 }, maxHistory: 60 }] });
   const gov = providerGovernor(provider, { concurrent: 3 });
-  const t0 = Date.now();
   let inFlight = 0;
   let most = 0;
   await Promise.all(
@@ -181,5 +181,4 @@ test('continue-as-new under concurrent asks on the real server: every ask is ans
   assert.ok(s.runs > 1, `rolled over (runs=${s.runs})`);
   assert.equal(s.granted, 24);
   assert.ok(most <= 3, `at most 3 leases at once, saw ${most}`);
-  assert.ok(Date.now() - t0 < 20_000, `took ${Date.now() - t0} ms`);
 });
