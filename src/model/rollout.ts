@@ -133,6 +133,8 @@ export interface AgentRunSummary {
   cliVersion?: string | null;
   /** what the gateway measured and applied (tokens, cost, settings); absent for agents without a model */
   gateway?: GatewayRunRecord;
+  /** rate governor waits (not in agentSeconds): requests that waited, and the wall seconds they did */
+  governor?: { waits: number; waitSeconds: number };
 }
 
 /** What goes into the Temporal payload and report.json about the agent's trajectory: small, no transcript text. */
@@ -232,4 +234,6 @@ export interface RolloutProgress {
   phaseStartedAt: number;
   runDir?: string;
   host?: string;
+  /** rate governor waits of the agent phase, once it has ended */
+  governor?: { waits: number; waitSeconds: number };
 }
