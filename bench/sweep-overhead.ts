@@ -16,6 +16,7 @@ import { temporalBin } from '../src/temporal/tools';
 import { repoRoot } from '../src/paths';
 import { SA } from '../src/workflows/search-attributes';
 import { sweepWorkflowId, type SweepInputRaw, type SweepResult } from '../src/model/sweep';
+import { meanPhases, rolloutPhases } from './rollout-phases';
 
 const N = Number(process.env.SWEEP_BENCH_ROLLOUTS ?? 20);
 
@@ -78,8 +79,17 @@ async function main(): Promise<void> {
       const rep = JSON.parse(readFileSync(join(x.runDir!, 'report.json'), 'utf8')) as { timings: typeof t };
       for (const k of Object.keys(t) as (keyof typeof t)[]) t[k] += rep.timings[k] / N;
     }
-    const rest = t.totalMs - t.provisionMs - t.agentMs - t.evaluationMs;
-    console.log(`mean rollout (concurrency 1): provision ${f(t.provisionMs)}, agent phase ${f(t.agentMs)}, evaluation ${f(t.evaluationMs)}, other ${f(rest)}; between rollouts (persist, teardown, sweep) ${f(serial.ms / N - t.totalMs)}`);
+    // per phase, from the rollout workflows' histories (concurrency 1: nothing overlaps)
+    const phases = await Promise.all(serial.r.rollouts.map(async (x) => rolloutPhases(await env.client.workflow.getHandle(x.workflowId).fetchHistory())));
+    const { mean, gapMs } = meanPhases(phases);
+    const g = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
+    const raw1 = rawMs / N;
+    console.log(`mean rollout workflow (concurrency 1): ${g(mean.totalMs)} over ${mean.activities.toFixed(0)} activities; raw start + stop ${g(raw1)}`);
+    for (const [k, v] of Object.entries(mean.execMs)) console.log(`  ${k.padEnd(18)} ${g(v)}`);
+    console.log(`  ${'scheduling'.padEnd(18)} ${g(mean.schedulingMs)} (activity scheduled → picked up, summed)`);
+    console.log(`  ${'workflow tasks'.padEnd(18)} ${g(mean.workflowMs)} (between activities, start, completion)`);
+    console.log(`  ${'between rollouts'.padEnd(18)} ${g(gapMs)} (sweep: one rollout closed → the next started)`);
+    console.log(`harness overhead per rollout on top of raw start + stop (concurrency 1): ${g(serial.ms / N - raw1)}`);
   } finally {
     await worker.shutdown();
     await env.teardown();
