@@ -9,7 +9,8 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { buildImages, downStack, loadCompose, upStack } from '../src/sandbox';
+import { buildImages, downStack, loadCompose, stackIsolation, upStack } from '../src/sandbox';
+import { sandboxBackend } from '../src/sandbox/factory';
 import { loadRunnableTask } from '../src/tasks/load';
 import { startWorker } from '../src/worker/worker';
 import { temporalBin } from '../src/temporal/tools';
@@ -20,7 +21,11 @@ import { meanPhases, rolloutPhases } from './rollout-phases';
 
 const N = Number(process.env.SWEEP_BENCH_ROLLOUTS ?? 20);
 
-async function rawStartStop(): Promise<{ upMs: number; downMs: number }> {
+/**
+ * `isolated`: the stack exactly as a rollout gets it (sandbox backend, the agent's resource limits
+ * and the rollout firewall); otherwise plain containers (upStack without isolation).
+ */
+async function rawStartStop(isolated: boolean): Promise<{ upMs: number; downMs: number }> {
   const task = loadRunnableTask(join(repoRoot(), 'test', 'fixtures', 'tasks', 'tiny'));
   const project = loadCompose(task.environment.composeFile);
   const images = await buildImages(project, task.id);
@@ -29,7 +34,8 @@ async function rawStartStop(): Promise<{ upMs: number; downMs: number }> {
   for (let i = 0; i < N; i++) {
     const rolloutKey = `bench-raw-${Date.now().toString(36)}-${i}`;
     const t0 = Date.now();
-    await upStack({ rolloutKey, taskId: task.id, project, images });
+    if (isolated) await sandboxBackend().up({ rolloutKey, taskId: task.id, project, images, isolation: stackIsolation(task.environment.appService, task.limits) });
+    else await upStack({ rolloutKey, taskId: task.id, project, images });
     const t1 = Date.now();
     await downStack(rolloutKey);
     upMs += t1 - t0;
@@ -56,7 +62,8 @@ async function sweep(env: TestWorkflowEnvironment, concurrency: number): Promise
 async function main(): Promise<void> {
   process.env.SAASBENCH_RUNS_DIR = mkdtempSync(join(tmpdir(), 'bench-sweep-'));
   process.env.SAASBENCH_LOG_LEVEL ??= 'warn';
-  const raw = await rawStartStop();
+  const plain = await rawStartStop(false);
+  const raw = await rawStartStop(true);
   const rawMs = raw.upMs + raw.downMs;
   const env = await TestWorkflowEnvironment.createLocal({
     server: { executable: { type: 'existing-path', path: temporalBin() }, searchAttributes: Object.values(SA), log: { format: 'json', level: 'error' } },
@@ -68,7 +75,8 @@ async function main(): Promise<void> {
     for (const s of [serial, parallel]) if (s.r.counts.completed !== N) throw new Error(`sweep ${s.r.name}: ${JSON.stringify(s.r.counts)}`);
     const f = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
     console.log(`tiny task, noop agent, ${N} rollouts`);
-    console.log(`raw container start + stop, ${N}× in sequence: ${f(rawMs)} (start ${f(raw.upMs)}, stop ${f(raw.downMs)}; ${(rawMs / N / 1000).toFixed(2)} s per stack)`);
+    console.log(`raw container start + stop, ${N}× in sequence, isolated as a rollout's (limits, firewall): ${f(rawMs)} (start ${f(raw.upMs)}, stop ${f(raw.downMs)}; ${(rawMs / N / 1000).toFixed(2)} s per stack)`);
+    console.log(`  plain containers (no limits, no firewall): ${((plain.upMs + plain.downMs) / N / 1000).toFixed(2)} s per stack`);
     console.log(`sweep, concurrency 1: ${f(serial.ms)} wall (${(serial.ms / N / 1000).toFixed(2)} s per rollout)`);
     console.log(`sweep, concurrency 4: ${f(parallel.ms)} wall`);
     console.log(`harness overhead (sweep wall, concurrency 1 / raw start+stop sum): ${(serial.ms / rawMs).toFixed(2)}x`);

@@ -134,6 +134,9 @@ type Watched = { state: SupervisionState } & ({ lost: true } | { lost: false; re
 
 async function watch(ctx: AgentContext, start: SupervisionState, opts: SuperviseOptions): Promise<Watched> {
   let state = start;
+  // the first probes come quickly, then every pollMs: an agent that is done at once (noop, a
+  // crash on start) must not cost a full poll interval (bench/sweep-overhead.ts)
+  let pollMs = Math.min(100, opts.pollMs ?? 2000);
   for (;;) {
     const p = await probe(ctx.sandbox, ctx.container, state);
     // The exit record's own timestamp, not the moment we noticed it: a worker that was down
@@ -150,7 +153,8 @@ async function watch(ctx: AgentContext, start: SupervisionState, opts: Supervise
       return { lost: false, reason, exitCode: (await probe(ctx.sandbox, ctx.container, state)).exitCode, endedAt: Date.now(), state };
     }
     state = beat(opts, state);
-    await opts.sleep(opts.pollMs ?? 2000);
+    await opts.sleep(pollMs);
+    pollMs = Math.min(pollMs * 2, opts.pollMs ?? 2000);
   }
 }
 
