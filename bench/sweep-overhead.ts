@@ -81,7 +81,7 @@ async function main(): Promise<void> {
     console.log(`sweep, concurrency 4: ${f(parallel.ms)} wall`);
     console.log(`harness overhead (sweep wall, concurrency 1 / raw start+stop sum): ${(serial.ms / rawMs).toFixed(2)}x`);
     console.log(`  per rollout on top of Docker: ${((serial.ms - rawMs) / N / 1000).toFixed(2)} s (provision bookkeeping, agent phase, ${serial.r.tasks[0]?.nodes ?? '?'}-node evaluation, persist, report)`);
-    console.log(`with concurrency 4: ${(parallel.ms / rawMs).toFixed(2)}x`);
+    console.log(`with concurrency 4: ${(parallel.ms / rawMs).toFixed(2)}x; ${(parallel.ms / N / 1000).toFixed(2)} s wall per rollout, ${((parallel.ms - rawMs) / N / 1000).toFixed(2)} s per rollout on top of the serial raw start + stop`);
     const t = { provisionMs: 0, agentMs: 0, evaluationMs: 0, totalMs: 0 };
     for (const x of serial.r.rollouts) {
       const rep = JSON.parse(readFileSync(join(x.runDir!, 'report.json'), 'utf8')) as { timings: typeof t };

@@ -195,11 +195,13 @@ async function collectAttempt(ctx: AgentContext, s: SupervisionState, exitCode: 
   const dir = join(ctx.runDir, 'agent', `attempt-${s.attempt}`);
   mkdirSync(dir, { recursive: true });
   const text: Record<string, string> = {};
-  for (const name of ['stdout.log', 'stderr.log']) {
-    const buf = await ctx.sandbox.readFile(ctx.container, `${s.controlDir}/${name}`);
-    text[name] = (buf ?? Buffer.alloc(0)).toString('utf8');
+  // both logs at once: each read is a Docker round trip
+  const names = ['stdout.log', 'stderr.log'];
+  const bufs = await Promise.all(names.map((name) => ctx.sandbox.readFile(ctx.container, `${s.controlDir}/${name}`)));
+  names.forEach((name, k) => {
+    text[name] = (bufs[k] ?? Buffer.alloc(0)).toString('utf8');
     writeAtomic(join(dir, name), text[name]);
-  }
+  });
   return { attempt: s.attempt, exitCode, stdout: text['stdout.log'], stderr: text['stderr.log'] };
 }
 

@@ -42,7 +42,18 @@ function git(args: string[]): string | null {
   }
 }
 
+let harnessCache: RolloutLock['harness'] | null = null;
+
+/**
+ * The harness as this process loaded it, computed once: the code a worker runs does not change when
+ * files change under it, and the two git calls cost ~0.1 s on every provision (bench/sweep-overhead.ts).
+ */
 export function harnessLock(): RolloutLock['harness'] {
+  harnessCache ??= computeHarnessLock();
+  return { ...harnessCache };
+}
+
+function computeHarnessLock(): RolloutLock['harness'] {
   const pkg = JSON.parse(readFileSync(join(repoRoot(), 'package.json'), 'utf8')) as { version: string };
   const sdk = JSON.parse(readFileSync(require.resolve('@temporalio/worker/package.json'), 'utf8')) as { version: string };
   const status = git(['status', '--porcelain', '--untracked-files=no']);
