@@ -75,8 +75,5 @@ test('rescore re-runs the evaluation on the preserved workspace: same statuses; 
   assert.deepEqual(changed.statusChanges.find((c) => c.nodeId === 'ITEM_READ'), { nodeId: 'ITEM_READ', before: 'PASSED', after: 'FAILED' });
   assert.deepEqual(changed.statusChanges.find((c) => c.nodeId === 'ITEM_BY_CAPTURED_ID'), { nodeId: 'ITEM_BY_CAPTURED_ID', before: 'PASSED', after: 'SKIPPED_DEPENDENCY' });
   assert.deepEqual(changed.statusChanges.length, 2);
-  const full = await rescore(r.runDir, log, { full: true });
-  assert.equal(full.evaluated.length + full.outcomes.filter((o) => o.status === 'SKIPPED_DEPENDENCY').length, full.outcomes.length);
-  assert.deepEqual(full.statusChanges, []);
   assert.deepEqual(labelledFor(r.rolloutKey), []);
 });
