@@ -157,6 +157,9 @@ function unbilledClock(opts: SuperviseOptions): (s: SupervisionState) => Supervi
 
 async function watch(ctx: AgentContext, start: SupervisionState, opts: SuperviseOptions, unbilled: (s: SupervisionState) => SupervisionState = (s) => s): Promise<Watched> {
   let state = start;
+  // the first probes come quickly, then every pollMs: an agent that is done at once (noop, a
+  // crash on start) must not cost a full poll interval (bench/sweep-overhead.ts)
+  let pollMs = Math.min(100, opts.pollMs ?? 2000);
   for (;;) {
     state = unbilled(state);
     const p = await probe(ctx.sandbox, ctx.container, state);
@@ -174,7 +177,8 @@ async function watch(ctx: AgentContext, start: SupervisionState, opts: Supervise
       return { lost: false, reason, exitCode: (await probe(ctx.sandbox, ctx.container, state)).exitCode, endedAt: Date.now(), state };
     }
     state = beat(opts, state);
-    await opts.sleep(opts.pollMs ?? 2000);
+    await opts.sleep(pollMs);
+    pollMs = Math.min(pollMs * 2, opts.pollMs ?? 2000);
   }
 }
 
@@ -215,11 +219,13 @@ async function collectAttempt(ctx: AgentContext, s: SupervisionState, exitCode: 
   const dir = join(ctx.runDir, 'agent', `attempt-${s.attempt}`);
   mkdirSync(dir, { recursive: true });
   const text: Record<string, string> = {};
-  for (const name of ['stdout.log', 'stderr.log']) {
-    const buf = await ctx.sandbox.readFile(ctx.container, `${s.controlDir}/${name}`);
-    text[name] = (buf ?? Buffer.alloc(0)).toString('utf8');
+  // both logs at once: each read is a Docker round trip
+  const names = ['stdout.log', 'stderr.log'];
+  const bufs = await Promise.all(names.map((name) => ctx.sandbox.readFile(ctx.container, `${s.controlDir}/${name}`)));
+  names.forEach((name, k) => {
+    text[name] = (bufs[k] ?? Buffer.alloc(0)).toString('utf8');
     writeAtomic(join(dir, name), text[name]);
-  }
+  });
   return { attempt: s.attempt, exitCode, stdout: text['stdout.log'], stderr: text['stderr.log'] };
 }
 
