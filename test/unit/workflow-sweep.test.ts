@@ -88,7 +88,11 @@ async function runSweep(
     // `started(n)` waits for the n-th provision: on a loaded machine a fixed real-time delay can
     // signal before the first rollout was started, and the test would measure the machine
     const startedN = async (k: number) => {
-      while (started.length < k) await new Promise((r) => setTimeout(r, 50));
+      const deadline = Date.now() + 60_000;
+      while (started.length < k) {
+        if (Date.now() > deadline) throw new Error(`only ${started.length} of ${k} rollouts were provisioned within 60 s`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
     };
     if (during) await during({ signal: (req) => h.signal(stopSweepSignal, req), cancel: () => h.cancel(), started: startedN });
     return h.result();
