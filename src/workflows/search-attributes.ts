@@ -8,4 +8,6 @@ export const SA = {
   sweep: defineSearchAttributeKey('SaasbenchSweep', SearchAttributeType.KEYWORD),
   phase: defineSearchAttributeKey('SaasbenchPhase', SearchAttributeType.KEYWORD),
   score: defineSearchAttributeKey('SaasbenchScore', SearchAttributeType.DOUBLE),
+  /** the workflow id a forked rollout started from (`saasbench fork`) */
+  parent: defineSearchAttributeKey('SaasbenchParent', SearchAttributeType.KEYWORD),
 };

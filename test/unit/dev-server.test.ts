@@ -47,6 +47,7 @@ test('the shipped temporal-dev.yml parses with the documented values', () => {
     SaasbenchSweep: 'Keyword',
     SaasbenchPhase: 'Keyword',
     SaasbenchScore: 'Double',
+    SaasbenchParent: 'Keyword',
   });
 });
 
