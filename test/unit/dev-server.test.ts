@@ -101,7 +101,7 @@ test('overrides and path resolution; start-dev argv carries ports, db and search
   assert.equal(flag('--db-filename'), cfg.dbFile);
   assert.equal(flag('--ip'), '127.0.0.1');
   const attrs = args.filter((_, i) => args[i - 1] === '--search-attribute');
-  assert.equal(attrs.length, 6);
+  assert.equal(attrs.length, 7);
   assert.ok(attrs.includes('SaasbenchScore=Double'));
 });
 
