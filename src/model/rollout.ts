@@ -5,6 +5,7 @@ import type { Method } from './dag';
 import type { Json } from './json';
 import type { StackHandle } from './sandbox';
 import type { HostMove, ParentLink, SnapshotMeta } from './snapshot';
+import type { GatewayRunRecord } from './cost';
 
 /** What travels through Temporal payloads. Pure types and zod only: imported by workflow code. */
 
@@ -142,6 +143,10 @@ export interface AgentRunSummary {
   cliVersion?: string | null;
   /** rollout snapshots taken during this agent run (metadata; contents in the snapshot store) */
   snapshots?: SnapshotMeta[];
+  /** what the gateway measured and applied (tokens, cost, settings); absent for agents without a model */
+  gateway?: GatewayRunRecord;
+  /** rate governor waits (not in agentSeconds): requests that waited, and the wall seconds they did */
+  governor?: { waits: number; waitSeconds: number };
 }
 
 /** What goes into the Temporal payload and report.json about the agent's trajectory: small, no transcript text. */
@@ -246,4 +251,6 @@ export interface RolloutProgress {
   runDir?: string;
   host?: string;
   moves?: HostMove[];
+  /** rate governor waits of the agent phase, once it has ended */
+  governor?: { waits: number; waitSeconds: number };
 }
