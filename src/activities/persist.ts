@@ -4,6 +4,7 @@ import { readJsonIfExists, writeAtomic, writeJson } from '../runs/files';
 import type { RolloutLock } from '../evaluation/rollout-lock';
 import { renderSummaryMarkdown } from '../report/summary-md';
 import { writeRolloutHtml } from '../report/html/write';
+import { linkChildToParent } from '../snapshots/fork-links';
 import type { RolloutInput, RolloutRef, RolloutResult } from '../model/rollout';
 
 /** Write report.json, node_results.json and a Markdown summary for one rollout. Idempotent. */
@@ -22,6 +23,7 @@ export async function persistResults(i: { ref: RolloutRef; result: RolloutResult
   const nodeResults = result.outcomes.map((o) => records.get(o.nodeId) ?? { ...o, steps: [] });
   writeJson(join(dir, 'node_results.json'), nodeResults);
   const integrity = result.agentRun.integrity;
+  const previous = readJsonIfExists<{ children?: unknown[] }>(join(dir, 'report.json'));
   const report = {
     workflowId: result.workflowId,
     rolloutKey: result.rolloutKey,
@@ -50,11 +52,16 @@ export async function persistResults(i: { ref: RolloutRef; result: RolloutResult
     byTrajectory: result.score.byTrajectory,
     statusCounts: result.score.statusCounts,
     timings: result.timings,
+    // snapshots, host moves and fork links (docs/operations.md "Snapshots, host loss and forks")
+    moves: result.moves ?? [],
+    parent: result.parent ?? null,
+    ...(previous?.children ? { children: previous.children } : {}),
     finishedAt: new Date().toISOString(),
   };
   const lock = readJsonIfExists<RolloutLock>(join(dir, 'lock.json'));
   if (lock) writeJson(join(dir, 'lock.json'), { ...lock, agent: { name: result.agent, cliVersion: result.agentRun.cliVersion ?? null, model: result.model }, judge: i.input.evaluation.judge });
   writeJson(join(dir, 'report.json'), report);
+  if (result.parent) linkChildToParent(result.parent, { workflowId: result.workflowId, rolloutKey: result.rolloutKey, agent: result.agent, model: result.model, snapshot: result.parent.snapshot, runDir: dir });
   writeAtomic(join(dir, 'summary.md'), renderSummaryMarkdown(result));
   // A page a person can look at: scores, charts and every node's evidence.
   await writeRolloutHtml(dir).catch(() => undefined);

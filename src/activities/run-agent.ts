@@ -22,6 +22,9 @@ import { sandboxBackend } from '../sandbox/factory';
 import { openAgentNetwork, type AgentNetwork } from '../security/agent-network';
 import { readEgressLog } from '../security/egress-proxy';
 import { limitSignals } from '../security/signals';
+import { agentSnapshots, restoreInto } from '../snapshots/agent-snapshots';
+import { loadSnapshot, type RestoreRequest } from '../snapshots/restore-request';
+import { assertStackPresent } from '../snapshots/host-check';
 import { governorLimits } from '../governor/limits';
 import { providerGovernor } from '../governor/client';
 import { governorGate, type Gate } from '../governor/gate';
@@ -33,6 +36,10 @@ export interface RunAgentInput {
   budgetSeconds: number;
   idleSeconds: number;
   retry: RolloutInput['agentRetry'];
+  /** seconds between rollout snapshots during the agent phase (0: only the final one); unset: none at all */
+  snapshotSeconds?: number;
+  /** start from a stored snapshot (a host move resumes its session; a fork restores the workspace only) */
+  restore?: RestoreRequest;
 }
 
 /** Start (or re-attach to) the agent and supervise it with heartbeats until it is done. */
@@ -54,6 +61,8 @@ export async function runAgent(i: RunAgentInput): Promise<AgentRunSummary> {
     prompt: readFileSync(join(i.ref.runDir, 'prompt.md'), 'utf8'),
     log,
   };
+  // the stack vanished under a live worker (engine restarted, containers removed): the workflow moves the rollout
+  await assertStackPresent(ctx.sandbox, ctx.container, ctx.rolloutKey);
   if (!resumeFrom && driver.preinstall) await withBeats(actx, () => driver.preinstall!());
   const gate = gateFor(driver, i);
   const started = await startRelayFor(driver, ctx, i, gate, !!resumeFrom);
@@ -66,6 +75,11 @@ export async function runAgent(i: RunAgentInput): Promise<AgentRunSummary> {
   try {
     // host-side agents run in their own sidecar container: the supervisor watches that one
     const where = driver.processContainer ? { ...ctx, container: driver.processContainer(ctx) } : ctx;
+    // a restore happens once: a retried attempt that heartbeated has the restored stack already
+    const restored = i.restore && !resumeFrom ? await loadSnapshot(i.restore) : null;
+    if (restored) await restoreInto(ctx, i.restore!.session ? driver : null, where.container, restored);
+    let lastState: SupervisionState | undefined = resumeFrom;
+    const snaps = i.snapshotSeconds === undefined ? null : agentSnapshots(ctx, driver, where.container, { everySeconds: i.snapshotSeconds, beat: () => actx.heartbeat(lastState), log });
     const run = await superviseAgent(driver, where, {
       budgetSeconds: i.budgetSeconds,
       idleSeconds: i.idleSeconds,
@@ -73,11 +87,15 @@ export async function runAgent(i: RunAgentInput): Promise<AgentRunSummary> {
       transientBackoffSeconds: i.retry.backoffSeconds,
       onLostProcess: i.retry.onLostProcess,
       resumeFrom,
+      restoredFrom: restored && i.restore!.session ? restored.supervision : undefined,
+      onPoll: snaps ? (s) => snaps.onPoll(s) : undefined,
       unbilledMs: gate ? () => gate.unbilledMs() : undefined,
-      heartbeat: (s) => actx.heartbeat(s),
+      heartbeat: (s) => actx.heartbeat((lastState = s)),
       sleep: (ms) => actx.sleep(ms),
     });
     actx.heartbeat();
+    if (snaps && lastState) await snaps.final({ ...lastState, priorAgentMs: run.agentSeconds * 1000, attemptStartedAt: 0, history: run.history });
+    if (snaps) run.snapshots = snaps.taken;
     await snapshotWorkspace(ctx.sandbox, ctx.container, ctx.workspace, ctx.runDir).catch((err: Error) => log.warn({ err: err.message }, 'workspace snapshot failed'));
     const db = task.environment.database;
     if (db) await snapshotDatabase(ctx.sandbox, i.ref.stack.services[db.service].container, db, ctx.runDir).catch((err: Error) => log.warn({ err: err.message }, 'database snapshot failed'));

@@ -40,6 +40,13 @@ export interface SuperviseOptions {
   unbilledMs?: () => number;
   /** the last heartbeat of a previous attempt of this activity, if any */
   resumeFrom?: SupervisionState;
+  /**
+   * The supervision state of a snapshot restored into a new stack (a rollout moved to another
+   * host): its process is gone, so the session is resumed as after a lost process.
+   */
+  restoredFrom?: SupervisionState;
+  /** called on every poll while the agent runs (periodic snapshots); its own errors are its own */
+  onPoll?(state: SupervisionState): Promise<void>;
   heartbeat(state: SupervisionState): void;
   sleep(ms: number): Promise<void>;
 }
@@ -90,6 +97,7 @@ async function attach(driver: AgentDriver, ctx: AgentContext, opts: SuperviseOpt
     return recoverLost(driver, ctx, prev, opts);
   }
   await driver.prepare?.(ctx);
+  if (opts.restoredFrom) return recoverLost(driver, ctx, opts.restoredFrom, opts);
   const initial: SupervisionState = { attempt: 0, pid: 0, controlDir: '', attemptStartedAt: 0, priorAgentMs: 0, stdoutBytes: 0, lastOutputAt: 0, lastBeatAt: 0, transientRetries: 0, history: [] };
   return launch(driver.launch(ctx), ctx, initial, opts);
 }
@@ -177,6 +185,7 @@ async function watch(ctx: AgentContext, start: SupervisionState, opts: Supervise
       return { lost: false, reason, exitCode: (await probe(ctx.sandbox, ctx.container, state)).exitCode, endedAt: Date.now(), state };
     }
     state = beat(opts, state);
+    await opts.onPoll?.(state);
     await opts.sleep(pollMs);
     pollMs = Math.min(pollMs * 2, opts.pollMs ?? 2000);
   }

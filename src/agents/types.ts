@@ -92,6 +92,11 @@ export interface AgentDriver {
   cli?: CliPin;
   /** Host-side install on first use, before launch (the CLI binary, a runtime venv); idempotent. */
   preinstall?(): Promise<void>;
+  /**
+   * Files and folders (absolute, in the process container) holding the agent's own session state:
+   * kept in rollout snapshots so a session can be resumed on another host (src/snapshots).
+   */
+  sessionPaths?: string[];
   /** The agent's own transcript file in the run folder, listed in the trajectory summary. */
   transcriptFile?: string;
   /**

@@ -16,6 +16,7 @@ import { tasksCheckCommand } from './tasks-check';
 import { collect } from './preflight';
 import { cleanCommand } from './clean';
 import { rescoreCommand } from './rescore';
+import { forkCommand, type ForkOptions } from './fork';
 import { temporalTarget } from './temporal-target';
 import { repoRoot } from '../paths';
 import { join } from 'node:path';
@@ -92,6 +93,7 @@ const runCmd = (name: string, description: string, defaults: { task?: string; ag
     .option('--dry-run', 'start nothing: walk the DAG, every node DRY_RUN (as `saasbench tasks dry-run`)')
     .option('--image-map <from=to>', 'rewrite an image reference of the stack (repeatable; `repo:*` = any tag; docs/operations.md)', collect, [])
     .option('--skip-preflight', 'do not check the stack\'s images on this host before starting (workers on other hosts still do)')
+    .option('--snapshot-every <seconds>', 'seconds between rollout snapshots in the agent phase (0: only the final one; default 600)', intFlag('--snapshot-every', 0, 86_400))
     .action((o) =>
       exitWith(
         (async () => {
@@ -187,6 +189,20 @@ program
   .option('--json', 'print the changes as JSON')
   .option('--full', 're-evaluate every node, not only what changed')
   .action((rollout: string, o: { json?: boolean; full?: boolean }) => exitWith(rescoreCommand(rollout, o)));
+
+program
+  .command('fork <rollout>')
+  .description('start a new rollout from a snapshot of another (run folder or rollout key): same workspace and databases, another agent or model')
+  .option('--snapshot <n>', 'snapshot number (default: the latest, taken when its agent phase ended)', intFlag('--snapshot', 1, 1_000_000))
+  .requiredOption('--agent <name>', `agent: ${agentNames().join(', ')}`)
+  .option('--model <id>', 'model id passed to the agent', 'none')
+  .option('--sweep <name>', 'sweep name of the fork (part of its id; default fork-<timestamp>)')
+  .option('--budget <seconds>', 'agent wall-clock budget', positiveFlag('--budget'), 10_800)
+  .option('--idle <seconds>', 'stop the agent after this long without output', positiveFlag('--idle'), 1_800)
+  .option('--no-judge', 'disable the LLM judge')
+  .option('--no-worker', 'do not run an in-process worker')
+  .option('--json', 'print the score as JSON')
+  .action((rollout: string, o: ForkOptions) => exitWith(forkCommand(rollout, o)));
 
 program
   .command('clean')

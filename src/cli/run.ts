@@ -29,6 +29,10 @@ export interface RunOptions {
   /** `--image-map from=to` flags */
   imageMap?: string[];
   skipPreflight?: boolean;
+  /** `--snapshot-every`: seconds between rollout snapshots (0: only the final one) */
+  snapshotEvery?: number;
+  /** more rollout input (a fork's fromSnapshot) */
+  extraInput?: Partial<RolloutInput>;
 }
 
 function stamp(): string {
@@ -56,6 +60,8 @@ export async function runRollout(o: RunOptions): Promise<number> {
     budgetSeconds: o.budget,
     idleSeconds: o.idle,
     ...(Object.keys(imageMap).length ? { imageMap } : {}),
+    ...(o.snapshotEvery !== undefined ? { snapshotSeconds: o.snapshotEvery } : {}),
+    ...o.extraInput,
     evaluation: { parallelism: o.parallelism, judge: { enabled: o.judge, model: process.env.SAASBENCH_JUDGE_MODEL ?? 'claude-sonnet-4-5-20250929' } },
   });
   const target = await temporalTarget();

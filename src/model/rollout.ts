@@ -4,6 +4,7 @@ import type { TaskScore } from './scores';
 import type { Method } from './dag';
 import type { Json } from './json';
 import type { StackHandle } from './sandbox';
+import type { HostMove, ParentLink, SnapshotMeta } from './snapshot';
 import type { GatewayRunRecord } from './cost';
 
 /** What travels through Temporal payloads. Pure types and zod only: imported by workflow code. */
@@ -37,6 +38,15 @@ export const RolloutInputSchema = z
       })
       .strict()
       .default({ transientRetries: 1, backoffSeconds: 60, onLostProcess: 'resume' }),
+    /** seconds between rollout snapshots in the agent phase; 0: only the final one (docs/operations.md "Snapshots") */
+    snapshotSeconds: z.number().int().min(0).default(600),
+    /**
+     * A host whose queue nobody polls for this long (a runAgent retry not picked up) counts as
+     * gone: the rollout moves to another host and resumes from its latest snapshot.
+     */
+    hostLossSeconds: z.number().int().min(5).default(900),
+    /** start from another rollout's snapshot (`saasbench fork`): workspace and databases, a fresh agent */
+    fromSnapshot: z.object({ workflowId: z.string().min(1), rolloutKey: z.string().min(1), seq: z.number().int().min(1), runDir: z.string().optional() }).strict().optional(),
     /** image references rewritten for this rollout (`--image-map from=to`; docs/operations.md) */
     imageMap: z.record(z.string(), z.string()).optional(),
     evaluation: z
@@ -131,6 +141,8 @@ export interface AgentRunSummary {
   integrity?: IntegrityReport;
   /** the agent CLI's version, when it reports one */
   cliVersion?: string | null;
+  /** rollout snapshots taken during this agent run (metadata; contents in the snapshot store) */
+  snapshots?: SnapshotMeta[];
   /** what the gateway measured and applied (tokens, cost, settings); absent for agents without a model */
   gateway?: GatewayRunRecord;
   /** rate governor waits (not in agentSeconds): requests that waited, and the wall seconds they did */
@@ -219,6 +231,10 @@ export interface RolloutResult {
   voided?: { reason: string; original: TaskScore['overall'] };
   outcomes: NodeOutcome[];
   timings: { provisionMs: number; agentMs: number; evaluationMs: number; totalMs: number };
+  /** host moves after a lost host (src/workflows/host-move.ts) */
+  moves?: HostMove[];
+  /** the rollout this one was forked from */
+  parent?: ParentLink;
 }
 
 export type RolloutPhase = 'queued' | 'provisioning' | 'preparing' | 'agent' | 'evaluating' | 'scoring' | 'persisting' | 'teardown' | 'done' | 'failed';
@@ -234,6 +250,7 @@ export interface RolloutProgress {
   phaseStartedAt: number;
   runDir?: string;
   host?: string;
+  moves?: HostMove[];
   /** rate governor waits of the agent phase, once it has ended */
   governor?: { waits: number; waitSeconds: number };
 }

@@ -59,6 +59,9 @@ export const SweepInputSchema = z
       .strict()
       .default({ agentSeconds: 10_800, idleSeconds: 1_800, heartbeatSeconds: 30 }),
     agentRetry: rolloutShape.agentRetry,
+    /** seconds between rollout snapshots in the agent phase (0: only the final one); host-loss detection */
+    snapshotSeconds: rolloutShape.snapshotSeconds,
+    hostLossSeconds: rolloutShape.hostLossSeconds,
     /** image references rewritten in every rollout (from → to, like `--image-map`; docs/operations.md) */
     imageMap: rolloutShape.imageMap,
     /** judge settings and DAG-node parallelism of every rollout */

@@ -63,7 +63,7 @@ export async function startWorker(opts: { address: string; namespace: string; ho
     namespace: opts.namespace,
     taskQueue: sharedQueue,
     workflowBundle: await workflowBundle(),
-    activities: { provision: activities.provision, sweepResolveTasks: activities.sweepResolveTasks, sweepLookupRollouts: activities.sweepLookupRollouts, sweepWriteReport: activities.sweepWriteReport },
+    activities: { provision: activities.provision, sweepResolveTasks: activities.sweepResolveTasks, sweepLookupRollouts: activities.sweepLookupRollouts, sweepWriteReport: activities.sweepWriteReport, latestSnapshot: activities.latestSnapshot },
     maxConcurrentActivityTaskExecutions: 4,
   });
   const host = await Worker.create({

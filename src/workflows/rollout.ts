@@ -31,6 +31,7 @@ import {
 import { runDag } from '../dag/run-dag';
 import { SA } from './search-attributes';
 import { describeProgress } from './progress-text';
+import { agentPhase, type AgentPhaseState } from './host-move';
 
 type Acts = typeof activities;
 export const progressQuery = defineQuery<RolloutProgress>('progress');
@@ -50,6 +51,8 @@ function onHost(hostQueue: string, input: RolloutInput) {
       taskQueue: hostQueue,
       // the budget is enforced inside the activity; the margin covers re-attach after a worker crash
       startToCloseTimeout: `${Math.ceil(input.budgetSeconds + 900)} seconds`,
+      // a retry nobody picks up means the host is gone: the workflow moves the rollout (host-move.ts)
+      scheduleToStartTimeout: `${input.hostLossSeconds} seconds`,
       heartbeatTimeout,
       retry: { ...retry, maximumAttempts: 5 },
     }),
@@ -77,6 +80,7 @@ export async function rolloutWorkflow(raw: RolloutInput): Promise<RolloutResult>
     { key: SA.model, value: input.model },
     { key: SA.sweep, value: input.sweep },
   ]);
+  if (input.fromSnapshot) upsertSearchAttributes([{ key: SA.parent, value: input.fromSnapshot.workflowId }]);
   const enter = (phase: RolloutPhase) => {
     progress.phase = phase;
     progress.phaseStartedAt = Date.now();
@@ -85,17 +89,28 @@ export async function rolloutWorkflow(raw: RolloutInput): Promise<RolloutResult>
   };
 
   enter('provisioning');
-  const prov: Provisioned = await onShared(input).provision({ rolloutKey, workflowId, taskDir: input.taskDir, taskId: input.taskId, ...(input.imageMap ? { imageMap: input.imageMap } : {}) });
+  const provisionInput = { rolloutKey, workflowId, taskDir: input.taskDir, taskId: input.taskId, ...(input.imageMap ? { imageMap: input.imageMap } : {}) };
+  let prov: Provisioned = await onShared(input).provision(provisionInput);
   Object.assign(progress, { nodesTotal: prov.plan.nodes.length, runDir: prov.runDir, host: prov.host });
-  const host = onHost(prov.hostQueue, input);
-  const ref: RolloutRef = { rolloutKey, workflowId, taskDir: input.taskDir, taskHash: prov.plan.taskHash, runDir: prov.runDir, stack: prov.stack };
+  let host = onHost(prov.hostQueue, input);
+  let ref: RolloutRef = { rolloutKey, workflowId, taskDir: input.taskDir, taskHash: prov.plan.taskHash, runDir: prov.runDir, stack: prov.stack };
+  const moved: AgentPhaseState = { prov, ref, host, moves: [] };
   try {
     enter('preparing');
     await host.acts.prepareWorkspace({ ref, agent: input.agent, model: input.model });
 
     enter('agent');
     const agentStarted = Date.now();
-    const agentRun = await runAgentOrRecord(host.agent, ref, input);
+    const agentRun = await runAgentOrRecord(input, () =>
+      agentPhase(moved, {
+        input, shared: onShared(input), onHost: (q) => onHost(q, input), progress, provisionInput,
+        onMove: (m) => {
+          ({ prov, ref, host } = m);
+          Object.assign(progress, { runDir: prov.runDir, host: prov.host, moves: m.moves });
+          setCurrentDetails(describeProgress(input, progress));
+        },
+      }),
+    );
     if (agentRun.governor) progress.governor = agentRun.governor;
     const agentMs = Date.now() - agentStarted;
 
@@ -118,6 +133,8 @@ export async function rolloutWorkflow(raw: RolloutInput): Promise<RolloutResult>
       workflowId, rolloutKey, taskId: input.taskId, agent: input.agent, model: input.model, repeat: input.repeat, sweep: input.sweep,
       runDir: prov.runDir, host: prov.host, agentRun, score, outcomes, voided,
       timings: { provisionMs: prov.provisionMs, agentMs, evaluationMs, totalMs: Date.now() - started },
+      ...(moved.moves.length ? { moves: moved.moves } : {}),
+      ...(input.fromSnapshot ? { parent: { workflowId: input.fromSnapshot.workflowId, rolloutKey: input.fromSnapshot.rolloutKey, snapshot: `${input.fromSnapshot.rolloutKey}/${String(input.fromSnapshot.seq).padStart(4, '0')}`, ...(input.fromSnapshot.runDir ? { runDir: input.fromSnapshot.runDir } : {}) } } : {}),
     };
     enter('persisting');
     await host.acts.persistResults({ ref, result, input });
@@ -145,9 +162,9 @@ export async function rolloutWorkflow(raw: RolloutInput): Promise<RolloutResult>
  * A misconfigured agent (no API key on this worker, unknown model) never ran: scoring its empty
  * workspace would put a 0 in the averages, so the rollout FAILS with the reason instead.
  */
-async function runAgentOrRecord(agentActs: Acts, ref: RolloutRef, input: RolloutInput): Promise<AgentRunSummary> {
+async function runAgentOrRecord(input: RolloutInput, run: () => Promise<AgentRunSummary>): Promise<AgentRunSummary> {
   try {
-    return await agentActs.runAgent({ ref, agent: input.agent, model: input.model, budgetSeconds: input.budgetSeconds, idleSeconds: input.idleSeconds, retry: input.agentRetry });
+    return await run();
   } catch (err) {
     if (isCancellation(err)) throw err; // teardown follows
     // across Temporal the thrown class is the ApplicationFailure's `.type`, not the cause's `.name`

@@ -10,4 +10,6 @@ export const SA = {
   score: defineSearchAttributeKey('SaasbenchScore', SearchAttributeType.DOUBLE),
   /** the rollout's gateway-metered model cost in USD (set only when known; docs/gateway.md "Metering") */
   costUsd: defineSearchAttributeKey('SaasbenchCostUsd', SearchAttributeType.DOUBLE),
+  /** the workflow id a forked rollout started from (`saasbench fork`) */
+  parent: defineSearchAttributeKey('SaasbenchParent', SearchAttributeType.KEYWORD),
 };

@@ -35,6 +35,8 @@ export function rolloutInputFor(input: SweepInput, item: SweepItem): RolloutInpu
     idleSeconds: input.budgets.idleSeconds,
     heartbeatSeconds: input.budgets.heartbeatSeconds,
     agentRetry: input.agentRetry,
+    snapshotSeconds: input.snapshotSeconds,
+    hostLossSeconds: input.hostLossSeconds,
     evaluation: input.evaluation,
     ...(input.imageMap ? { imageMap: input.imageMap } : {}),
   });

@@ -33,7 +33,7 @@ function other(req: http.IncomingMessage, res: http.ServerResponse, path: string
   res.end(JSON.stringify({ type: 'error', error: { type: 'not_found_error', message: `no route ${req.method} ${path}` } }));
 }
 
-function toolResultsSoFar(messages: unknown[]): number {
+export function toolResultsSoFar(messages: unknown[]): number {
   let n = 0;
   for (const m of messages) {
     const content = (m as { content?: unknown }).content;

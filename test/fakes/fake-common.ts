@@ -20,6 +20,8 @@ export type Fault = { kind: 'overloaded'; code?: string } | { kind: 'stall' } | 
 export interface FakeOptions {
   script: FakeScript;
   faults?: Record<number, Fault>;
+  /** hold a model request this many ms before answering (0: answer at once), decided from its body */
+  delayFor?: (body: Record<string, unknown>) => number;
   /** the credential the upstream expects (what the relay must inject); requests without it get 401 */
   requireKey?: string;
   port?: number;
@@ -104,10 +106,11 @@ export async function startFake(
       rec.body = body;
       const fault = opts.faults?.[rec.modelCall];
       if (fault) rec.fault = fault.kind;
+      const holdMs = fault?.kind === 'delay' ? fault.ms : opts.delayFor?.(body) ?? 0;
       const run = async () => {
-        if (fault?.kind === 'delay') {
+        if (holdMs > 0) {
           await new Promise<void>((r) => {
-            const t = setTimeout(r, fault.ms);
+            const t = setTimeout(r, holdMs);
             timers.add(t);
             req.socket.once('close', () => {
               clearTimeout(t);

@@ -48,6 +48,7 @@ test('the shipped temporal-dev.yml parses with the documented values', () => {
     SaasbenchPhase: 'Keyword',
     SaasbenchScore: 'Double',
     SaasbenchCostUsd: 'Double',
+    SaasbenchParent: 'Keyword',
   });
 });
 
@@ -101,7 +102,7 @@ test('overrides and path resolution; start-dev argv carries ports, db and search
   assert.equal(flag('--db-filename'), cfg.dbFile);
   assert.equal(flag('--ip'), '127.0.0.1');
   const attrs = args.filter((_, i) => args[i - 1] === '--search-attribute');
-  assert.equal(attrs.length, 7);
+  assert.equal(attrs.length, 8);
   assert.ok(attrs.includes('SaasbenchScore=Double'));
   assert.ok(attrs.includes('SaasbenchCostUsd=Double'));
 });

@@ -123,6 +123,8 @@ export const claudeCodeAgent: AgentDriver = {
   modelApis: ['anthropic'],
   cli: CLAUDE_CODE_PIN,
   transcriptFile: 'claude_events.jsonl',
+  // the session transcripts (~/.claude/projects/<cwd>/<session>.jsonl) `--resume` reads
+  sessionPaths: [`${CLAUDE_HOME}/.claude`, `${CLAUDE_HOME}/.claude.json`],
   preinstall: async () => void (await ensureAgentBinary(CLAUDE_CODE_PIN)),
   async prepare(ctx) {
     const bin = await ensureAgentBinary(CLAUDE_CODE_PIN);

@@ -97,6 +97,8 @@ export const codexAgent: AgentDriver = {
   modelApis: ['openai'],
   cli: CODEX_PIN,
   transcriptFile: 'codex_events.jsonl',
+  // rollout files `codex exec resume <thread>` reads (config.toml is written again by prepare())
+  sessionPaths: [`${CODEX_HOME}/sessions`],
   preinstall: async () => void (await ensureAgentBinary(CODEX_PIN)),
   async prepare(ctx) {
     if (!ctx.llm) throw new AgentConfigError('codex: no LLM endpoint (the relay was not started)');

@@ -181,6 +181,8 @@ export const openhandsAgent: AgentDriver = {
   // LiteLLM speaks every provider API of the registry
   modelApis: ['anthropic', 'openai', 'openai-chat'],
   transcriptFile: 'openhands_trajectory.json',
+  // its event store, kept in snapshots (OpenHands has no resume: a moved rollout restarts it)
+  sessionPaths: [`${OH_DIR}/file_store`],
   preinstall: async () => void (await ensureVenv()),
   processContainer: sidecarName,
   async prepare(ctx) {

@@ -1,0 +1,63 @@
+import type { Logger } from 'pino';
+import { config } from '../config';
+import type { SupervisionState } from '../agents/supervisor';
+import type { AgentContext, AgentDriver } from '../agents/types';
+import type { SnapshotMeta } from '../model/snapshot';
+import { databasesOf } from './db-dump';
+import { snapshotStore } from './factory';
+import { nextSeq, restoreSnapshot, takeSnapshot, type SnapshotFile, type TakeOptions } from './rollout-snapshot';
+import type { SnapshotStore } from './store';
+
+/** What the history keeps of a snapshot: the metadata, never the contents. */
+export const metaOf = (f: SnapshotFile): SnapshotMeta => ({ id: f.id, rolloutKey: f.rolloutKey, seq: f.seq, takenAt: f.takenAt, host: f.host, agentSeconds: f.agentSeconds, final: f.final, bytes: f.bytes });
+
+function takeOptions(store: SnapshotStore, ctx: AgentContext, driver: AgentDriver, processContainer: string): Omit<TakeOptions, 'supervision' | 'final'> {
+  return {
+    store, sandbox: ctx.sandbox, rolloutKey: ctx.rolloutKey, host: config.hostId(), agent: driver.name, model: ctx.model,
+    container: ctx.container, workspace: ctx.workspace, processContainer, sessionPaths: driver.sessionPaths ?? [],
+    databases: databasesOf(ctx.task.environment).map((target) => ({ target, container: ctx.stack.services[target.service]?.container })).filter((d) => d.container),
+  };
+}
+
+/**
+ * Snapshots during the agent phase: every `everySeconds` of supervision (0: none) and once at the
+ * end. A failed snapshot is logged and skipped: the agent's run matters more than its insurance.
+ * `beat` keeps the activity's heartbeat going while a large workspace is archived.
+ */
+export function agentSnapshots(ctx: AgentContext, driver: AgentDriver, processContainer: string, o: { everySeconds: number; beat(): void; log: Logger }) {
+  const store = snapshotStore();
+  const base = takeOptions(store, ctx, driver, processContainer);
+  const taken: SnapshotMeta[] = [];
+  let last = Date.now();
+  let seq: number | null = null;
+  const take = async (state: SupervisionState, final: boolean) => {
+    const t = setInterval(o.beat, 5000);
+    try {
+      seq ??= await nextSeq(store, ctx.rolloutKey);
+      const f = await takeSnapshot({ ...base, supervision: state, final }, seq);
+      seq += 1;
+      taken.push(metaOf(f));
+      o.log.info({ snapshot: f.id, bytes: f.bytes, agentSeconds: f.agentSeconds, store: store.location }, 'rollout snapshot taken');
+    } catch (err) {
+      o.log.warn({ err: (err as Error).message }, 'rollout snapshot failed');
+    } finally {
+      clearInterval(t);
+    }
+  };
+  return {
+    taken,
+    async onPoll(state: SupervisionState): Promise<void> {
+      if (o.everySeconds <= 0 || Date.now() - last < o.everySeconds * 1000) return;
+      await take(state, false);
+      last = Date.now();
+    },
+    final: (state: SupervisionState) => take(state, true),
+  };
+}
+
+/** Restore a snapshot into this rollout's (new) stack: workspace and databases; the session when resuming. */
+export async function restoreInto(ctx: AgentContext, driver: AgentDriver | null, processContainer: string, snap: SnapshotFile): Promise<void> {
+  const store = snapshotStore();
+  const t = takeOptions(store, ctx, driver ?? { name: snap.agent, launch: () => ({ script: '' }) }, processContainer);
+  await restoreSnapshot({ store, sandbox: ctx.sandbox, snapshot: snap, container: ctx.container, workspace: ctx.workspace, processContainer, databases: t.databases, session: driver !== null, runDir: ctx.runDir });
+}
