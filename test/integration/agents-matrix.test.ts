@@ -129,7 +129,7 @@ before(async () => {
 });
 
 after(async () => {
-  if (rows.length) console.log(`# matrix (agent × upstream: calls, tokens in/cached/out/reasoning, seconds)\n${rows.map((r) => `#   ${r}`).join('\n')}`);
+  if (rows.length) console.log(`matrix (agent × upstream: calls, tokens in/cached/out/reasoning, seconds)\n${rows.map((r) => `  ${r}`).join("\n")}`);
   if (worker && worker.exitCode === null) {
     worker.kill('SIGTERM');
     await new Promise<void>((r) => {
@@ -173,6 +173,9 @@ async function runCombo(c: Combo): Promise<void> {
     assert.equal(x.auth, 'ok', `${label}: the relay injected the real key`);
     assert.equal(x.model, `${idOf(c)}-model`, `${label}: every call names the snapshot`);
   }
+  // the CLIs stream; OpenHands (LiteLLM) asks for whole answers
+  if (c.agent === 'openhands') assert.ok(calls.every((x) => !x.stream), `${label}: whole answers`);
+  else assert.ok(calls.filter((x) => x.status === 200).every((x) => x.stream), `${label}: streamed`);
   const steps = new Set(calls.filter((x) => x.status === 200).map((x) => x.step));
   assert.ok(steps.has(0) && steps.has(1) && steps.has(2), `${label}: both commands' results came back (steps ${[...steps].join(',')})`);
 
