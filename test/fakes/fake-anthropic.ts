@@ -1,5 +1,6 @@
-// A fake Anthropic Messages API (POST /v1/messages, SSE or JSON) that plays a script of Bash tool
-// calls, for the real Claude Code CLI. Listens on 127.0.0.1 only. The step is derived from the
+// A fake Anthropic Messages API (POST /v1/messages, SSE or JSON) that plays a script of shell tool
+// calls (Claude Code's Bash, or whichever shell tool a translated agent offers), for the real Claude
+// Code CLI and the relay's translation. Listens on 127.0.0.1 only. The step is derived from the
 // conversation itself (the number of tool_result blocks so far), so retries and resumes replay
 // naturally. Tolerates what Claude Code 2.1.126 / 2.1.332 send besides: HEAD /, HEAD /api/hello,
 // GET /v1/models, role:"system" entries inside messages, ?beta=true.

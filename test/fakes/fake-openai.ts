@@ -1,9 +1,9 @@
-// A fake OpenAI Responses API (POST /v1/responses, SSE) that plays a script of shell commands for
-// the real Codex CLI, through whichever shell tool the request offers (exec_command {cmd} in 0.128
-// and 0.171, shell_command {command}, shell {command:[...]}). Also answers POST /v1/chat/completions
-// (non-stream and stream) with the same script for OpenAI-compatible clients (OpenHands/LiteLLM,
-// Claude Code through the relay's translation),
-// and GET /v1/models. Listens on 127.0.0.1 only. The step is the number of tool outputs so far.
+// A fake OpenAI API that plays a script of shell commands: POST /v1/responses (SSE, or a whole
+// response when `stream` is not true) for the real Codex CLI, and POST /v1/chat/completions (whole or
+// stream) for OpenAI-compatible clients (OpenHands/LiteLLM) and for agents of another protocol
+// through the relay's translation. The shell tool is whichever the request offers (shellCall in
+// fake-common.ts). Also GET /v1/models. Listens on 127.0.0.1 only. The step is the number of tool
+// outputs so far.
 import type http from 'node:http';
 import { rateLimited, rid, shellCall, sse, sseHead, startFake, type FakeOptions, type FakeServer, type ModelCall } from './fake-common';
 
@@ -64,6 +64,9 @@ function responses(c: ModelCall, opts: FakeOptions): void {
   if (step < opts.script.commands.length) {
     const call = toolCallFor(tools, opts.script.commands[step], step);
     items.push({ type: 'function_call', id: rid('fc_'), call_id: rid('call_'), name: call.name, arguments: JSON.stringify(call.args), status: 'completed' });
+  } else if (tools.some((t) => t.name === 'finish')) {
+    // OpenHands (through the relay's translation) ends its run with its finish tool
+    items.push({ type: 'function_call', id: rid('fc_'), call_id: rid('call_'), name: 'finish', arguments: JSON.stringify({ message: opts.script.finalText ?? 'Done.' }), status: 'completed' });
   } else {
     const text = opts.script.finalText ?? 'Done: the server is running.';
     items.push({ type: 'message', id: rid('msg_'), role: 'assistant', status: 'completed', content: [{ type: 'output_text', text, annotations: [] }] });

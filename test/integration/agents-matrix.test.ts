@@ -59,6 +59,9 @@ const COMBOS: Combo[] = [
 
 const API: Record<Upstream, string> = { anthropic: 'anthropic', chat: 'openai-chat', responses: 'openai' };
 const PATH: Record<Upstream, string> = { anthropic: '/v1/messages', chat: '/v1/chat/completions', responses: '/v1/responses' };
+/** the usage the fakes report for the answer at step n: base + n */
+const IN_BASE: Record<Upstream, number> = { anthropic: 110, chat: 300, responses: 200 };
+const OUT_BASE: Record<Upstream, number> = { anthropic: 20, chat: 40, responses: 30 };
 const idOf = (c: Combo) => `mx-${c.agent}-${c.upstream}`;
 const envOf = (c: Combo) => `SAASBENCH_MX_${c.agent}_${c.upstream}_URL`.replace(/-/g, '_').toUpperCase();
 
@@ -150,7 +153,7 @@ after(async () => {
 async function runCombo(c: Combo): Promise<void> {
   const started = Date.now();
   const fake = fakes.get(idOf(c))!;
-  const input = rolloutInput(TINY, c.agent, { model: idOf(c), idleSeconds: 300, agentRetry: { transientRetries: 0, backoffSeconds: 2, onLostProcess: 'resume' } });
+  const input = rolloutInput(TINY, c.agent, { model: idOf(c), idleSeconds: c.agent === 'openhands' ? 900 : 300, agentRetry: { transientRetries: 0, backoffSeconds: 2, onLostProcess: 'resume' } });
   const faults: Record<number, Fault> = c.rateLimitAt ? { [c.rateLimitAt]: { kind: 'rate_limit', retryAfter: 1 } } : {};
   // OpenHands' shell is the host's: the same build is sent into the app container
   const app = containerName(projectName(rolloutKeyOf(input)), 'app');
@@ -200,7 +203,11 @@ async function runCombo(c: Combo): Promise<void> {
   else assert.ok(stats.translated >= calls.length, `${label}: translated ${stats.translated} of ${calls.length}`);
   if (c.rateLimitAt) assert.ok((stats.statusCounts['429'] ?? 0) >= 1, `${label}: the relay saw the 429`);
   const u = stats.usage;
-  assert.ok(u.requests >= answered - 1 && u.input > 0 && u.output > 0, `${label}: tokens metered ${JSON.stringify(u)}`);
+  // exactly what the fake reported per answer (input counts cached tokens: Anthropic 100+step + 10 cache reads)
+  const ok = calls.filter((x) => x.status === 200);
+  assert.equal(u.requests, answered, `${label}: every answer metered`);
+  assert.equal(u.input, ok.reduce((n, x) => n + IN_BASE[c.upstream] + (x.step ?? 0), 0), `${label}: input tokens ${JSON.stringify(u)}`);
+  assert.equal(u.output, ok.reduce((n, x) => n + OUT_BASE[c.upstream] + (x.step ?? 0), 0), `${label}: output tokens ${JSON.stringify(u)}`);
   // tokens and cost in report.json (the metering helper's fields, when present)
   const report = JSON.parse(readFileSync(join(r.runDir, 'report.json'), 'utf8')) as Record<string, unknown>;
   const reported = (report.usage ?? (report.agent as Record<string, unknown> | undefined)?.usage) as { input?: number; output?: number } | undefined;
