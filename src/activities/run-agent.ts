@@ -21,6 +21,9 @@ import { sandboxBackend } from '../sandbox/factory';
 import { openAgentNetwork, type AgentNetwork } from '../security/agent-network';
 import { readEgressLog } from '../security/egress-proxy';
 import { limitSignals } from '../security/signals';
+import { governorLimits } from '../governor/limits';
+import { providerGovernor } from '../governor/client';
+import { governorGate, type Gate } from '../governor/gate';
 
 export interface RunAgentInput {
   ref: RolloutRef;
@@ -51,7 +54,8 @@ export async function runAgent(i: RunAgentInput): Promise<AgentRunSummary> {
     log,
   };
   if (!resumeFrom && driver.preinstall) await withBeats(actx, () => driver.preinstall!());
-  const relay = await startRelayFor(driver, ctx, i);
+  const gate = gateFor(driver, i);
+  const relay = await startRelayFor(driver, ctx, i, gate);
   // the agent's way out: relay + egress proxy ports opened in the rollout firewall for the agent phase only
   const net = await openNetworkFor(driver, ctx, relay).catch(async (err: Error) => {
     await relay?.close();
@@ -67,6 +71,7 @@ export async function runAgent(i: RunAgentInput): Promise<AgentRunSummary> {
       transientBackoffSeconds: i.retry.backoffSeconds,
       onLostProcess: i.retry.onLostProcess,
       resumeFrom,
+      unbilledMs: gate ? () => gate.unbilledMs() : undefined,
       heartbeat: (s) => actx.heartbeat(s),
       sleep: (ms) => actx.sleep(ms),
     });
@@ -74,7 +79,8 @@ export async function runAgent(i: RunAgentInput): Promise<AgentRunSummary> {
     await snapshotWorkspace(ctx.sandbox, ctx.container, ctx.workspace, ctx.runDir).catch((err: Error) => log.warn({ err: err.message }, 'workspace snapshot failed'));
     const db = task.environment.database;
     if (db) await snapshotDatabase(ctx.sandbox, i.ref.stack.services[db.service].container, db, ctx.runDir).catch((err: Error) => log.warn({ err: err.message }, 'database snapshot failed'));
-    return await finishRun(driver, ctx, task, run, net);
+    const governed = gate ? { ...run, governor: { waits: gate.stats.waited, waitSeconds: Math.round(gate.stats.waitMs / 100) / 10 } } : run;
+    return await finishRun(driver, ctx, task, governed, net);
   } finally {
     await net?.close();
     if (relay) {
@@ -99,15 +105,23 @@ async function withBeats<T>(actx: Context, f: () => Promise<T>): Promise<T> {
  * network's gateway for agents in the container, on 127.0.0.1 for agents on the host. The real key
  * stays in this process.
  */
-async function startRelayFor(driver: AgentDriver, ctx: AgentContext, i: RunAgentInput): Promise<Relay | null> {
+async function startRelayFor(driver: AgentDriver, ctx: AgentContext, i: RunAgentInput, gate: Gate | undefined): Promise<Relay | null> {
   if (!driver.modelApis) return null;
   const m = resolveModel(i.model);
   checkAgentModel(driver, m);
   const upstream = upstreamOf(m);
   const bindHost = driver.site === 'host' ? '127.0.0.1' : await ctx.sandbox.gateway(i.ref.stack.network, ctx.container);
-  const relay = await startRelay({ key: i.ref.rolloutKey, bindHost, upstream, stateDir: join(i.ref.runDir, 'agent'), bodyOverrides: m.relayBodyOverrides, model: m.snapshot, log: ctx.log });
+  const relay = await startRelay({ key: i.ref.rolloutKey, bindHost, upstream, stateDir: join(i.ref.runDir, 'agent'), bodyOverrides: m.relayBodyOverrides, model: m.snapshot, log: ctx.log, gate });
   ctx.llm = { baseUrl: relay.url, token: relay.token };
   return relay;
+}
+
+/** The rate governor's gate when the model's provider has limits (src/governor); none: no Temporal calls. */
+function gateFor(driver: AgentDriver, i: RunAgentInput): Gate | undefined {
+  if (!driver.modelApis) return undefined;
+  const m = resolveModel(i.model);
+  const limits = governorLimits(m.providerName, m.providerConfig.limits);
+  return limits ? governorGate(providerGovernor(m.providerName, limits), i.ref.rolloutKey) : undefined;
 }
 
 /**

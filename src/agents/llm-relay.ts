@@ -23,7 +23,9 @@ import type { Logger } from 'pino';
 import { registerSecret } from '../log';
 import { writeJson } from '../runs/files';
 import type { Upstream } from './models';
+import type { GovernorWaits } from '../model/governor';
 import { GatewayMemory } from '../gateway';
+import { logGatewayRequest } from './gateway-log';
 import { addUsage, agentProtocolOf, answerSideEndpoint, forwardTranslated, UsageMeter, type GatewayState, type UsageTotals } from './llm-relay-translate';
 
 export interface RelayOptions {
@@ -38,6 +40,14 @@ export interface RelayOptions {
   /** the model's snapshot id: the model of every translated request (and of a local GET /v1/models) */
   model?: string;
   log?: Logger;
+  /** the rate governor's gate (src/governor/gate.ts): holds model requests until admitted; absent = no limits, no Temporal */
+  gate?: RelayGate;
+}
+
+/** What the relay needs of the rate governor: its wait stats and a way to hold a request. */
+export interface RelayGate {
+  stats: GovernorWaits;
+  pass(res: http.ServerResponse, body: Buffer, usage: UsageTotals, go: () => void): void;
 }
 
 export interface RelayStats {
@@ -49,6 +59,8 @@ export interface RelayStats {
   translated: number;
   /** usage of the model answers (translated or passed through), summed over the rollout (for metering) */
   usage: UsageTotals;
+  /** rate governor waits of this rollout (only when the provider has limits) */
+  governor?: GovernorWaits;
 }
 
 export interface Relay {
@@ -80,7 +92,7 @@ export async function startRelay(o: RelayOptions): Promise<Relay> {
   const stateFile = join(o.stateDir, 'relay.json');
   const saved = readState(stateFile);
   const token = saved?.token ?? `sk-saasbench-relay-${randomBytes(18).toString('hex')}`;
-  const stats: RelayStats = { requests: 0, upstreamErrors: 0, rejected: 0, statusCounts: {}, translated: 0, usage: { requests: 0, input: 0, cachedInput: 0, output: 0, reasoning: 0 } };
+  const stats: RelayStats = { requests: 0, upstreamErrors: 0, rejected: 0, statusCounts: {}, translated: 0, usage: { requests: 0, input: 0, cachedInput: 0, output: 0, reasoning: 0 }, ...(o.gate ? { governor: o.gate.stats } : {}) };
   const protocol = o.upstream.protocol;
   const gateway: GatewayState | null = protocol
     ? {
@@ -168,23 +180,32 @@ function handle(req: http.IncomingMessage, res: http.ServerResponse, o: RelayOpt
     res.end(JSON.stringify({ type: 'error', error: { type: 'authentication_error', message: 'saasbench relay: unknown relay token' } }));
     return;
   }
+  // every model request gets a line in agent/gateway-log.jsonl (numbers only) for the rollout page
+  const modelCall = agentProtocolOf(req.method, req.url ?? '/');
+  if (modelCall) logGatewayRequest(o.stateDir, modelCall, res, stats.usage);
   const chunks: Buffer[] = [];
   req.on('data', (c: Buffer) => chunks.push(c));
   req.on('error', () => res.destroy());
   req.on('end', () => {
     const body = Buffer.concat(chunks);
-    if (gateway) {
-      if (answerSideEndpoint(req, res, body, gateway)) return;
-      const agent = agentProtocolOf(req.method, req.url ?? '/');
-      if (agent && agent !== gateway.upstream.protocol) {
-        stats.translated++;
-        return forwardTranslated(req, res, body, agent, gateway);
-      }
-    }
-    // same protocol: passed through untouched, its usage read on the side (metering)
-    const agent = gateway ? agentProtocolOf(req.method, req.url ?? '/') : undefined;
-    forward(req, res, body, o, stats, agent && gateway ? gateway : null);
+    if (gateway && answerSideEndpoint(req, res, body, gateway)) return;
+    // a model request waits for the rate governor's lease first (only when the provider has limits)
+    if (o.gate && gateway && agentProtocolOf(req.method, req.url ?? '/')) o.gate.pass(res, body, stats.usage, () => route(req, res, body, o, stats, gateway));
+    else route(req, res, body, o, stats, gateway);
   });
+}
+
+function route(req: http.IncomingMessage, res: http.ServerResponse, body: Buffer, o: RelayOptions, stats: RelayStats, gateway: GatewayState | null): void {
+  if (gateway) {
+    const agent = agentProtocolOf(req.method, req.url ?? '/');
+    if (agent && agent !== gateway.upstream.protocol) {
+      stats.translated++;
+      return forwardTranslated(req, res, body, agent, gateway);
+    }
+  }
+  // same protocol: passed through untouched, its usage read on the side (metering)
+  const agent = gateway ? agentProtocolOf(req.method, req.url ?? '/') : undefined;
+  forward(req, res, body, o, stats, agent && gateway ? gateway : null);
 }
 
 function forward(req: http.IncomingMessage, res: http.ServerResponse, rawBody: Buffer, o: RelayOptions, stats: RelayStats, meterFor: GatewayState | null): void {

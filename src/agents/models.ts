@@ -10,6 +10,7 @@ import { AgentConfigError } from '../errors';
 import BUILTIN from './models.json';
 import { zodIssueText } from '../zod-issues';
 import type { Protocol } from '../gateway';
+import { GovernorLimitsSchema } from '../model/governor';
 
 export const ProviderSchema = z
   .object({
@@ -19,6 +20,8 @@ export const ProviderSchema = z
     defaultBaseUrl: z.string().url().optional(),
     keyEnv: z.array(z.string().min(1)).min(1),
     auth: z.enum(['x-api-key', 'bearer']),
+    /** rate governor limits for the whole cluster (docs/gateway.md "Rate governor"); SAASBENCH_RATE_LIMITS overrides */
+    limits: GovernorLimitsSchema.optional(),
   })
   .strict();
 

@@ -181,10 +181,11 @@ images
   .action((names: string[], o: { json?: boolean }) => exitWith(standinsCommand(names ?? [], o)));
 
 program
-  .command('rescore <rollout>')
-  .description('re-run the evaluation of a finished rollout on its preserved workspace; report lock and status changes')
+  .command('rescore <rollout-or-sweep>')
+  .description('re-evaluate a finished rollout (or every rollout of a sweep) on its preserved workspace: the nodes changed since the last scoring; report lock and status changes')
   .option('--json', 'print the changes as JSON')
-  .action((rollout: string, o: { json?: boolean }) => exitWith(rescoreCommand(rollout, o)));
+  .option('--full', 're-evaluate every node, not only what changed')
+  .action((rollout: string, o: { json?: boolean; full?: boolean }) => exitWith(rescoreCommand(rollout, o)));
 
 program
   .command('clean')

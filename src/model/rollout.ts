@@ -130,6 +130,8 @@ export interface AgentRunSummary {
   integrity?: IntegrityReport;
   /** the agent CLI's version, when it reports one */
   cliVersion?: string | null;
+  /** rate governor waits (not in agentSeconds): requests that waited, and the wall seconds they did */
+  governor?: { waits: number; waitSeconds: number };
 }
 
 /** What goes into the Temporal payload and report.json about the agent's trajectory: small, no transcript text. */
@@ -229,4 +231,6 @@ export interface RolloutProgress {
   phaseStartedAt: number;
   runDir?: string;
   host?: string;
+  /** rate governor waits of the agent phase, once it has ended */
+  governor?: { waits: number; waitSeconds: number };
 }

@@ -96,6 +96,7 @@ export async function rolloutWorkflow(raw: RolloutInput): Promise<RolloutResult>
     enter('agent');
     const agentStarted = Date.now();
     const agentRun = await runAgentOrRecord(host.agent, ref, input);
+    if (agentRun.governor) progress.governor = agentRun.governor;
     const agentMs = Date.now() - agentStarted;
 
     enter('evaluating');

@@ -156,6 +156,14 @@ test('claude-code: the real CLI builds the tiny app through the relay; deploymen
   assert.deepEqual(atif.steps.map((s: any) => s.step_id), atif.steps.map((_: unknown, i: number) => i + 1));
   assert.equal(atif.steps[0].source, 'user');
   assert.ok(atif.steps.some((s: any) => s.tool_calls?.[0]?.function_name === 'Bash' && s.observation?.results?.[0]?.source_call_id === s.tool_calls[0].tool_call_id));
+  // the relay's per-request log, and the rollout page's view of the run rendered from the ATIF file
+  const gw = readFileSync(join(r.runDir, 'agent', 'gateway-log.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+  assert.equal(gw.length, anthropic.modelCalls().length, 'one gateway-log line per model call');
+  assert.ok(gw.every((e: any) => e.status === 200 && e.protocol === 'anthropic' && e.ms >= 0));
+  const page = readFileSync(join(r.runDir, 'report.html'), 'utf8');
+  assert.match(page, /<h2 id="agent-run">Agent run<\/h2>/);
+  assert.match(page, /<span class="tool">Bash<\/span>/);
+  assert.match(page, new RegExp(`gateway log: ${gw.length} model requests`));
 });
 
 test('codex: the real CLI builds the tiny app through the relay (Responses API); deployment passes', async () => {

@@ -40,7 +40,7 @@ type Acts = typeof activities;
 async function runSweep(
   over: Partial<SweepInputRaw>,
   agentBehaviour: (agent: string) => Promise<AgentRunSummary>,
-  during?: (h: { signal(req?: { cancelRunning?: boolean }): Promise<void>; cancel(): Promise<unknown> }) => Promise<void>,
+  during?: (h: { signal(req?: { cancelRunning?: boolean }): Promise<void>; cancel(): Promise<unknown>; started(n: number): Promise<void> }) => Promise<void>,
   /** activities replaced for one test (e.g. tasks resolved, a provision that fails) */
   actsOver: Partial<Acts> = {},
 ): Promise<{ result: SweepResult; started: string[]; tornDown: number }> {
@@ -83,7 +83,12 @@ async function runSweep(
   const input: SweepInputRaw = { name, tasks: ['tasks/t1'], agents: ['oracle'], repeats: 1, concurrency: 4, taskQueue, evaluation: { parallelism: 1, judge: { enabled: false, model: 'none' } }, ...over };
   const result = await worker.runUntil(async () => {
     const h = await env.client.workflow.start(sweepWorkflow, { taskQueue, workflowId: sweepWorkflowId(name), args: [input] });
-    if (during) await during({ signal: (req) => h.signal(stopSweepSignal, req), cancel: () => h.cancel() });
+    // `started(n)` waits for the n-th provision: on a loaded machine a fixed real-time delay can
+    // signal before the first rollout was started, and the test would measure the machine
+    const startedN = async (k: number) => {
+      while (started.length < k) await new Promise((r) => setTimeout(r, 50));
+    };
+    if (during) await during({ signal: (req) => h.signal(stopSweepSignal, req), cancel: () => h.cancel(), started: startedN });
     return h.result();
   });
   return { result, started, tornDown };
@@ -151,7 +156,8 @@ test('stop {cancelRunning}: running rollouts are cancelled (teardown runs), noth
       }
     },
     async (h) => {
-      await new Promise((r) => setTimeout(r, 1500));
+      await h.started(1);
+      await new Promise((r) => setTimeout(r, 300));
       await h.signal({ cancelRunning: true });
     },
   );
@@ -169,7 +175,7 @@ test('stop (drain): the running rollout finishes and is scored, nothing new star
       return completed(agent);
     },
     async (h) => {
-      await new Promise((r) => setTimeout(r, 700));
+      await h.started(1);
       await h.signal({});
     },
   );
@@ -192,7 +198,8 @@ test('cancelling the sweep cancels its running rollouts (each tears down), write
         }
       },
       async (h) => {
-        await new Promise((r) => setTimeout(r, 1500));
+        await h.started(2);
+        await new Promise((r) => setTimeout(r, 300));
         await h.cancel();
       },
     ).catch((e) => {

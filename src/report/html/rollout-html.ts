@@ -4,6 +4,8 @@ import { BACKBONES } from '../../scoring/backbone';
 import { classifyRollout, DEFAULT_THRESHOLDS, type TaxonomyThresholds } from '../../scoring/taxonomy';
 import type { ScoreCell, TaskScore } from '../../model/scores';
 import { barSpec, renderChart } from './charts';
+import { readTrajectoryInputs } from './trajectory-read';
+import { trajectorySection } from './trajectory-section';
 import { chartBox, esc, fmtMs, fmtPct, page, pctCell, statusBadge, table, taxonomyBadge } from './page';
 
 /** The parts of a run folder's report.json (written by persistResults) this page reads. */
@@ -89,6 +91,9 @@ export async function renderRolloutHtml(runDir: string, th: TaxonomyThresholds =
     await renderChart(barSpec('Per backbone', orderedBackbones(r.byBackbone).map(([k, c]) => ({ label: k, value: c.pct })))),
     await renderChart(barSpec('Per category', Object.entries(r.byCategory).map(([k, c]) => ({ label: k, value: c.pct })), { color: '#72b7b2' })),
   ];
+  // the agent's run, from trajectory.atif.json and the relay's files (trajectory-section.ts)
+  const run = trajectorySection(readTrajectoryInputs(runDir), r.timings);
+  if (run.timeline) charts.push(await renderChart(run.timeline));
 
   const out: string[] = [];
   out.push(`<h1>${esc(r.task)} · ${esc(r.agent)} · ${esc(r.model)} · repeat ${r.repeat}</h1>`);
@@ -96,7 +101,7 @@ export async function renderRolloutHtml(runDir: string, th: TaxonomyThresholds =
 <dt>task score S<sub>t</sub></dt><dd><b>${fmtPct(r.overall.pct)}</b> (${r.overall.score}/${r.overall.maxScore}) · non-LLM subscore ${fmtPct(r.nonLlm.pct)} · judge maxScore dropped ${r.judgeDroppedMaxScore}</dd>
 <dt>failure taxonomy</dt><dd>${taxonomyBadge(tax.label, tax.reason)} ${esc(tax.reason)}</dd>
 <dt>workflow</dt><dd><code>${esc(r.workflowId)}</code> · sweep <code>${esc(r.sweep)}</code> · host <code>${esc(r.host)}</code></dd>
-<dt>agent</dt><dd>${esc(r.agentRun?.exitReason ?? '–')} — ${esc(r.agentRun?.message ?? '')}</dd>
+<dt>agent</dt><dd>${esc(r.agentRun?.exitReason ?? '–')} — ${esc(r.agentRun?.message ?? '')} · <a href="#agent-run">the agent's run</a></dd>
 <dt>timings</dt><dd>provision ${fmtMs(r.timings?.provisionMs)}, agent ${fmtMs(r.timings?.agentMs)}, evaluation ${fmtMs(r.timings?.evaluationMs)}, total ${fmtMs(r.timings?.totalMs)}</dd>
 <dt>nodes</dt><dd>${Object.entries(r.statusCounts).map(([s, n]) => `${statusBadge(s)} ${n}`).join(' ')}</dd>
 </dl>`);
@@ -126,5 +131,6 @@ ${n.error !== undefined ? `<div class="small">error</div>${json(n.error)}` : ''}
 ${shots.map((s) => `<div><img class="shot" loading="lazy" alt="${esc(s)}" src="${esc(s.split('/').map(encodeURIComponent).join('/'))}"></div>`).join('')}
 </details>`);
   }
+  out.push(run.html);
   return page(`saasbench ${r.task} ${r.agent} ${r.model} #${r.repeat}`, out.join('\n'));
 }
