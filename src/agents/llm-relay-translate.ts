@@ -193,8 +193,9 @@ export function forwardTranslated(req: http.IncomingMessage, res: http.ServerRes
     upRes.on('end', () => {
       const text = Buffer.concat(chunks);
       if (code < 200 || code >= 300) {
-        // rate limits and overloads reach the agent as its own protocol's, Retry-After kept
-        const e = mapUpstreamError(code, upRes.headers, text.toString('utf8'), agent);
+        // rate limits and overloads reach the agent as its own protocol's, Retry-After kept (a
+        // streaming Responses agent gets a rate limit in-band: see src/gateway/errors.ts)
+        const e = mapUpstreamError(code, upRes.headers, text.toString('utf8'), agent, { stream: agentStreams });
         res.writeHead(e.status, e.headers);
         return void res.end(e.body);
       }

@@ -6,6 +6,7 @@
  * 429 rate_limit_error. Retry-After is kept so their back-off follows the provider's.
  */
 import type { IrError, IrErrorKind, Protocol } from './ir';
+import { sseFrame } from './sse';
 
 type Headers = Record<string, string | string[] | undefined>;
 
@@ -130,19 +131,44 @@ export function responsesErrorCode(e: IrError): string {
   return OPENAI[e.kind][2] ?? OPENAI[e.kind][1];
 }
 
+/**
+ * The message of an in-band Responses failure. Codex takes the delay of a rate_limit_exceeded
+ * failure from the message only (OpenAI's wording "Please try again in 1.5s"), never from a header,
+ * so a known Retry-After is appended in those words.
+ */
+export function responsesFailureMessage(e: IrError): string {
+  if (e.kind !== 'rate_limit' || e.retryAfter === undefined || /try again in/i.test(e.message)) return e.message;
+  return `${e.message.replace(/\.?\s*$/, '.')} Please try again in ${e.retryAfter}s.`;
+}
+
+/**
+ * A rate limit for a streaming Responses agent, as OpenAI streams send it: HTTP 200 and an in-band
+ * response.failed. Codex (0.128) does not retry an HTTP 429 (its request retry excludes 429 and it
+ * ends the turn with "exceeded retry limit"), but retries an in-band rate_limit_exceeded after the
+ * delay in the message: with an HTTP 429 a rate-limited translated upstream would end the agent's run.
+ */
+function inBandFailure(e: IrError): AgentErrorResponse {
+  const base = { id: `resp_gw_${Date.now().toString(36)}`, object: 'response', created_at: Math.floor(Date.now() / 1000), model: null };
+  const body =
+    sseFrame({ type: 'response.created', sequence_number: 0, response: { ...base, status: 'in_progress', output: [] } }, 'response.created') +
+    sseFrame({ type: 'response.failed', sequence_number: 1, response: { ...base, status: 'failed', output: [], error: { code: responsesErrorCode(e), message: responsesFailureMessage(e) } } }, 'response.failed');
+  return { status: 200, headers: { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' }, body };
+}
+
 export interface AgentErrorResponse {
   status: number;
   headers: Record<string, string>;
   body: string;
 }
 
-/** An upstream HTTP error → the response the agent gets. */
-export function mapUpstreamError(status: number, headers: Headers, body: string, agent: Protocol): AgentErrorResponse {
+/** An upstream HTTP error → the response the agent gets (`stream`: the agent asked for a stream). */
+export function mapUpstreamError(status: number, headers: Headers, body: string, agent: Protocol, opts: { stream?: boolean } = {}): AgentErrorResponse {
   const e = decodeUpstreamError(status, headers, body);
-  return encodeAgentError(e, agent);
+  return encodeAgentError(e, agent, opts);
 }
 
-export function encodeAgentError(e: IrError, agent: Protocol): AgentErrorResponse {
+export function encodeAgentError(e: IrError, agent: Protocol, opts: { stream?: boolean } = {}): AgentErrorResponse {
+  if (agent === 'responses' && opts.stream && e.kind === 'rate_limit') return inBandFailure(e);
   const h: Record<string, string> = { 'content-type': 'application/json' };
   if (e.retryAfter !== undefined) {
     h['retry-after'] = String(Math.ceil(e.retryAfter));

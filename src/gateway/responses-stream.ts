@@ -6,7 +6,7 @@
  * (or .incomplete / .failed) with the full output and usage; every event has a sequence_number.
  */
 import type { AgentContext } from './context';
-import { kindOfType, responsesErrorCode } from './errors';
+import { kindOfType, responsesErrorCode, responsesFailureMessage } from './errors';
 import type { IrEvent, IrPart } from './ir';
 import { stopFromResponses, stopToResponses, usageFromResponses, usageToResponses } from './mapping';
 import { rememberThoughtSignature, visibleText } from './anthropic-response';
@@ -169,7 +169,7 @@ export class ResponsesStreamEncoder implements StreamEncoder {
         return this.ev(status === 'completed' ? 'response.completed' : 'response.incomplete', { response });
       }
       case 'error':
-        return this.ev('response.failed', { response: { ...this.base, status: 'failed', output: this.output, error: { code: responsesErrorCode(ev.error), message: ev.error.message } } });
+        return this.ev('response.failed', { response: { ...this.base, status: 'failed', output: this.output, error: { code: responsesErrorCode(ev.error), message: responsesFailureMessage(ev.error) } } });
     }
   }
 

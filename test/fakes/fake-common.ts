@@ -13,9 +13,10 @@ export interface FakeScript {
  * A fault applied to the Nth model request (1-based, counting only model calls):
  * overloaded: the provider's "overloaded" answer (Anthropic: HTTP 529 overloaded_error; OpenAI: a
  *   response.failed event with `code`, default server_is_overloaded) · stall: open the stream, send the first
- *   event, then never finish · delay: answer normally after `ms`.
+ *   event, then never finish · delay: answer normally after `ms` · rate_limit: HTTP 429 in the
+ *   provider's own error shape with a Retry-After header of `retryAfter` seconds.
  */
-export type Fault = { kind: 'overloaded'; code?: string } | { kind: 'stall' } | { kind: 'delay'; ms: number };
+export type Fault = { kind: 'overloaded'; code?: string } | { kind: 'stall' } | { kind: 'delay'; ms: number } | { kind: 'rate_limit'; retryAfter: number };
 
 export interface FakeOptions {
   script: FakeScript;
@@ -25,6 +26,12 @@ export interface FakeOptions {
   /** the credential the upstream expects (what the relay must inject); requests without it get 401 */
   requireKey?: string;
   port?: number;
+  /**
+   * a thinking model: every answer opens with reasoning carrying a fresh opaque blob (Anthropic
+   * thinking signature, Responses encrypted_content), recorded as `minted`; the blobs a request
+   * sends back are recorded as `echoed`, so a test can see them round-trip unchanged
+   */
+  reasoning?: boolean;
 }
 
 export interface RecordedRequest {
@@ -45,6 +52,10 @@ export interface RecordedRequest {
   status: number;
   userAgent?: string;
   body?: unknown;
+  /** the reasoning blob this answer carried (reasoning fakes) */
+  minted?: string;
+  /** the reasoning blobs the request carried back */
+  echoed?: string[];
 }
 
 export interface FakeServer {
@@ -53,7 +64,7 @@ export interface FakeServer {
   requests: RecordedRequest[];
   modelCalls(): RecordedRequest[];
   /** switch to another script/faults; model-call numbering starts again at 1, the request log is cleared */
-  configure(next: Pick<FakeOptions, 'script' | 'faults'>): void;
+  configure(next: Pick<FakeOptions, 'script' | 'faults'> & { reasoning?: boolean }): void;
   close(): Promise<void>;
 }
 
@@ -143,6 +154,7 @@ export async function startFake(
     configure(next) {
       opts.script = next.script;
       opts.faults = next.faults;
+      if (next.reasoning !== undefined) opts.reasoning = next.reasoning;
       modelCalls = 0;
       requests.length = 0;
     },
@@ -165,3 +177,25 @@ export function sse(res: http.ServerResponse, event: string, data: unknown): voi
 }
 
 export const rid = (prefix: string) => `${prefix}${Math.random().toString(36).slice(2, 14)}`;
+
+/** A 429 in the provider's shape (Anthropic or OpenAI error JSON) with Retry-After. */
+export function rateLimited(c: ModelCall, retryAfter: number, shape: 'anthropic' | 'openai'): void {
+  c.rec.status = 429;
+  c.res.writeHead(429, { 'content-type': 'application/json', 'retry-after': String(retryAfter) });
+  const message = 'Rate limit reached; please retry after the given time.';
+  c.res.end(JSON.stringify(shape === 'anthropic' ? { type: 'error', error: { type: 'rate_limit_error', message } } : { error: { message, type: 'requests', code: 'rate_limit_exceeded', param: null } }));
+}
+
+/**
+ * The scripted shell command as a call of whichever shell tool the request offers: Claude Code's
+ * Bash, Codex's exec_command {cmd} (0.128/0.171), shell_command, shell {command:[...]}, OpenHands'
+ * execute_bash/terminal. Undefined when none is offered (a side call, e.g. a title request).
+ */
+export function shellCall(tools: (string | undefined)[], command: string, step: number): { name: string; args: Record<string, unknown> } | undefined {
+  if (tools.includes('Bash')) return { name: 'Bash', args: { command, description: `scripted step ${step + 1}` } };
+  if (tools.includes('exec_command')) return { name: 'exec_command', args: { cmd: command } };
+  if (tools.includes('shell_command')) return { name: 'shell_command', args: { command } };
+  if (tools.includes('shell')) return { name: 'shell', args: { command: ['bash', '-lc', command] } };
+  for (const n of ['execute_bash', 'terminal']) if (tools.includes(n)) return { name: n, args: { command, is_input: 'false', timeout: 120, security_risk: 'LOW' } };
+  return undefined;
+}

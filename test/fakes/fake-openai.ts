@@ -1,11 +1,11 @@
-// A fake OpenAI Responses API (POST /v1/responses, SSE) that plays a script of shell commands for
-// the real Codex CLI, through whichever shell tool the request offers (exec_command {cmd} in 0.128
-// and 0.171, shell_command {command}, shell {command:[...]}). Also answers POST /v1/chat/completions
-// (non-stream and stream) with the same script for OpenAI-compatible clients (OpenHands/LiteLLM,
-// Claude Code through the relay's translation),
-// and GET /v1/models. Listens on 127.0.0.1 only. The step is the number of tool outputs so far.
+// A fake OpenAI API that plays a script of shell commands: POST /v1/responses (SSE, or a whole
+// response when `stream` is not true) for the real Codex CLI, and POST /v1/chat/completions (whole or
+// stream) for OpenAI-compatible clients (OpenHands/LiteLLM) and for agents of another protocol
+// through the relay's translation. The shell tool is whichever the request offers (shellCall in
+// fake-common.ts). Also GET /v1/models. Listens on 127.0.0.1 only. The step is the number of tool
+// outputs so far.
 import type http from 'node:http';
-import { rid, sse, sseHead, startFake, type FakeOptions, type FakeServer, type ModelCall } from './fake-common';
+import { rateLimited, rid, shellCall, sse, sseHead, startFake, type FakeOptions, type FakeServer, type ModelCall } from './fake-common';
 
 export async function startFakeOpenAI(opts: FakeOptions): Promise<FakeServer> {
   return startFake(
@@ -32,11 +32,13 @@ function other(req: http.IncomingMessage, res: http.ServerResponse, path: string
   res.end(JSON.stringify({ error: { message: `no route ${req.method} ${path}`, type: 'invalid_request_error' } }));
 }
 
-function toolCallFor(tools: { name?: string; type?: string }[], command: string): { name: string; args: Record<string, unknown> } {
-  const names = tools.map((t) => t.name ?? t.type);
-  if (names.includes('exec_command')) return { name: 'exec_command', args: { cmd: command } };
-  if (names.includes('shell_command')) return { name: 'shell_command', args: { command } };
-  return { name: 'shell', args: { command: ['bash', '-lc', command] } };
+function toolCallFor(tools: { name?: string; type?: string }[], command: string, step: number): { name: string; args: Record<string, unknown> } {
+  return shellCall(tools.map((t) => t.name ?? t.type), command, step) ?? { name: 'shell', args: { command: ['bash', '-lc', command] } };
+}
+
+/** encrypted_content of the reasoning items sent back in `input`. */
+function echoedReasoning(input: { type?: string; encrypted_content?: unknown }[]): string[] {
+  return input.filter((i) => i.type === 'reasoning' && typeof i.encrypted_content === 'string').map((i) => i.encrypted_content as string);
 }
 
 function responses(c: ModelCall, opts: FakeOptions): void {
@@ -44,11 +46,35 @@ function responses(c: ModelCall, opts: FakeOptions): void {
   const input = Array.isArray(body.input) ? (body.input as { type?: string }[]) : [];
   const step = input.filter((i) => typeof i.type === 'string' && i.type.endsWith('_output')).length;
   rec.step = step;
+  rec.echoed = echoedReasoning(input);
+  if (fault?.kind === 'rate_limit') return rateLimited(c, fault.retryAfter, 'openai');
   const model = typeof body.model === 'string' ? body.model : 'gpt-fake';
   const tools = Array.isArray(body.tools) ? (body.tools as { name?: string; type?: string }[]) : [];
   const respId = rid('resp_');
   const base = { id: respId, object: 'response', created_at: Math.floor(Date.now() / 1000), model };
   const usage = { input_tokens: 200 + step, input_tokens_details: { cached_tokens: 50 }, output_tokens: 30 + step, output_tokens_details: { reasoning_tokens: 5 }, total_tokens: 230 + 2 * step };
+  const items: Record<string, unknown>[] = [];
+  if (opts.reasoning) {
+    // encrypted_content only when asked for (include), as the real API does for store:false
+    const include = Array.isArray(body.include) ? body.include : [];
+    const enc = include.includes('reasoning.encrypted_content') ? `fake-enc-${step}-${rid('')}` : undefined;
+    if (enc) rec.minted = enc;
+    items.push({ type: 'reasoning', id: rid('rs_'), summary: [{ type: 'summary_text', text: `Step ${step + 1}: deciding what to run.` }], ...(enc ? { encrypted_content: enc } : {}) });
+  }
+  if (step < opts.script.commands.length) {
+    const call = toolCallFor(tools, opts.script.commands[step], step);
+    items.push({ type: 'function_call', id: rid('fc_'), call_id: rid('call_'), name: call.name, arguments: JSON.stringify(call.args), status: 'completed' });
+  } else if (tools.some((t) => t.name === 'finish')) {
+    // OpenHands (through the relay's translation) ends its run with its finish tool
+    items.push({ type: 'function_call', id: rid('fc_'), call_id: rid('call_'), name: 'finish', arguments: JSON.stringify({ message: opts.script.finalText ?? 'Done.' }), status: 'completed' });
+  } else {
+    const text = opts.script.finalText ?? 'Done: the server is running.';
+    items.push({ type: 'message', id: rid('msg_'), role: 'assistant', status: 'completed', content: [{ type: 'output_text', text, annotations: [] }] });
+  }
+  if (body.stream !== true && !fault) {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    return void res.end(JSON.stringify({ ...base, status: 'completed', output: items, usage }));
+  }
   sseHead(res);
   let seq = 0;
   const ev = (type: string, data: Record<string, unknown>) => sse(res, type, { type, sequence_number: seq++, ...data });
@@ -59,26 +85,31 @@ function responses(c: ModelCall, opts: FakeOptions): void {
     ev('response.failed', { response: { ...base, status: 'failed', output: [], error: { code: fault.code ?? 'server_is_overloaded', message: 'The server is overloaded. Please try again later.' } } });
     return void res.end();
   }
-  let item: Record<string, unknown>;
-  if (step < opts.script.commands.length) {
-    const call = toolCallFor(tools, opts.script.commands[step]);
-    const args = JSON.stringify(call.args);
-    item = { type: 'function_call', id: rid('fc_'), call_id: rid('call_'), name: call.name, arguments: args, status: 'completed' };
-    ev('response.output_item.added', { output_index: 0, item: { ...item, arguments: '', status: 'in_progress' } });
-    ev('response.function_call_arguments.delta', { output_index: 0, item_id: item.id, delta: args });
-    ev('response.function_call_arguments.done', { output_index: 0, item_id: item.id, arguments: args });
-  } else {
-    const text = opts.script.finalText ?? 'Done: the server is running.';
-    const part = { type: 'output_text', text, annotations: [] };
-    item = { type: 'message', id: rid('msg_'), role: 'assistant', status: 'completed', content: [part] };
-    ev('response.output_item.added', { output_index: 0, item: { ...item, status: 'in_progress', content: [] } });
-    ev('response.content_part.added', { output_index: 0, item_id: item.id, content_index: 0, part: { ...part, text: '' } });
-    ev('response.output_text.delta', { output_index: 0, item_id: item.id, content_index: 0, delta: text });
-    ev('response.output_text.done', { output_index: 0, item_id: item.id, content_index: 0, text });
-    ev('response.content_part.done', { output_index: 0, item_id: item.id, content_index: 0, part });
-  }
-  ev('response.output_item.done', { output_index: 0, item });
-  ev('response.completed', { response: { ...base, status: 'completed', output: [item], usage } });
+  items.forEach((item, output_index) => {
+    const at = { output_index, item_id: item.id };
+    if (item.type === 'reasoning') {
+      const part = (item.summary as { text: string }[])[0];
+      ev('response.output_item.added', { output_index, item: { type: 'reasoning', id: item.id, summary: [] } });
+      ev('response.reasoning_summary_part.added', { ...at, summary_index: 0, part: { type: 'summary_text', text: '' } });
+      ev('response.reasoning_summary_text.delta', { ...at, summary_index: 0, delta: part.text });
+      ev('response.reasoning_summary_text.done', { ...at, summary_index: 0, text: part.text });
+      ev('response.reasoning_summary_part.done', { ...at, summary_index: 0, part: { type: 'summary_text', text: part.text } });
+    } else if (item.type === 'function_call') {
+      const args = item.arguments as string;
+      ev('response.output_item.added', { output_index, item: { ...item, arguments: '', status: 'in_progress' } });
+      ev('response.function_call_arguments.delta', { ...at, delta: args });
+      ev('response.function_call_arguments.done', { ...at, arguments: args });
+    } else {
+      const part = (item.content as { text: string }[])[0];
+      ev('response.output_item.added', { output_index, item: { ...item, status: 'in_progress', content: [] } });
+      ev('response.content_part.added', { ...at, content_index: 0, part: { ...part, text: '' } });
+      ev('response.output_text.delta', { ...at, content_index: 0, delta: part.text });
+      ev('response.output_text.done', { ...at, content_index: 0, text: part.text });
+      ev('response.content_part.done', { ...at, content_index: 0, part });
+    }
+    ev('response.output_item.done', { output_index, item });
+  });
+  ev('response.completed', { response: { ...base, status: 'completed', output: items, usage } });
   res.end();
 }
 
@@ -88,6 +119,7 @@ function chat(c: ModelCall, opts: FakeOptions): void {
   const messages = Array.isArray(body.messages) ? (body.messages as { role?: string }[]) : [];
   const step = messages.filter((m) => m.role === 'tool').length;
   rec.step = step;
+  if (fault?.kind === 'rate_limit') return rateLimited(c, fault.retryAfter, 'openai');
   const model = typeof body.model === 'string' ? body.model : 'gpt-fake';
   const tools = Array.isArray(body.tools) ? (body.tools as { function?: { name?: string } }[]).map((t) => t.function?.name) : [];
   if (fault?.kind === 'overloaded') {
@@ -101,8 +133,7 @@ function chat(c: ModelCall, opts: FakeOptions): void {
     const command = opts.script.commands[step];
     // OpenHands' CodeActAgent shell tool is execute_bash (or terminal in later versions); Claude Code's
     // (through the relay's gateway) is Bash
-    const name = tools.includes('execute_bash') ? 'execute_bash' : tools.includes('terminal') ? 'terminal' : tools.includes('Bash') ? 'Bash' : tools[0] ?? 'execute_bash';
-    const args = name === 'execute_bash' || name === 'terminal' ? { command, is_input: 'false', timeout: 120, security_risk: 'LOW' } : name === 'Bash' ? { command, description: `scripted step ${step + 1}` } : { command };
+    const { name, args } = shellCall(tools, command, step) ?? { name: tools[0] ?? 'execute_bash', args: { command } };
     message = { role: 'assistant', content: `Step ${step + 1}`, tool_calls: [{ id: rid('call_'), type: 'function', function: { name, arguments: JSON.stringify(args) } }] };
     finish = 'tool_calls';
   } else {

@@ -90,3 +90,36 @@ test('usage and stop: one shape for metering; each protocol stop names', () => {
   assert.equal(asResponses.status, 'completed');
   assert.equal(asResponses.output[0].type, 'function_call');
 });
+
+// Bug found by the agents × protocols matrix: Codex 0.128 does not retry an HTTP 429 (it ends the
+// turn with "exceeded retry limit, last status: 429"); it retries an in-band response.failed
+// rate_limit_exceeded after the delay its message names.
+test('errors: a 429 for a streaming Responses agent arrives in-band (200, response.failed rate_limit_exceeded, "try again in Ns")', () => {
+  const anthropicRate = JSON.stringify({ type: 'error', error: { type: 'rate_limit_error', message: 'Rate limited' } });
+  const s = mapUpstreamError(429, { 'retry-after': '3' }, anthropicRate, 'responses', { stream: true });
+  assert.equal(s.status, 200);
+  assert.match(s.headers['content-type'], /text\/event-stream/);
+  const p = new SseParser();
+  const evs = [...p.push(s.body), ...p.end()];
+  assert.deepEqual(evs.map((e) => e.event), ['response.created', 'response.failed']);
+  const failed = JSON.parse(evs[1].data) as { type: string; response: { status: string; error: { code: string; message: string } } };
+  assert.equal(failed.type, 'response.failed');
+  assert.equal(failed.response.status, 'failed');
+  assert.equal(failed.response.error.code, 'rate_limit_exceeded');
+  assert.match(failed.response.error.message, /^Rate limited\. Please try again in 3s\.$/);
+  // without the hint header there is no delay to name; a non-streaming agent and other kinds keep the HTTP status
+  assert.doesNotMatch(JSON.parse(new SseParser().push(mapUpstreamError(429, {}, anthropicRate, 'responses', { stream: true }).body)[1].data).response.error.message, /try again/);
+  assert.equal(mapUpstreamError(429, { 'retry-after': '3' }, anthropicRate, 'responses').status, 429);
+  assert.equal(mapUpstreamError(529, {}, anthropicOverloaded, 'responses', { stream: true }).status, 503);
+  assert.equal(mapUpstreamError(429, { 'retry-after': '3' }, anthropicRate, 'anthropic', { stream: true }).status, 429);
+});
+
+test('errors: a rate limit inside a translated stream reaches a Responses agent as response.failed rate_limit_exceeded', () => {
+  const tr = new StreamTranslator('anthropic', 'responses', { model: 'm' } as never);
+  let out = tr.push(Buffer.from('event: message_start\ndata: {"type":"message_start","message":{"id":"msg_1","model":"m","usage":{"input_tokens":1,"output_tokens":0}}}\n\n'));
+  out += tr.push(Buffer.from('event: error\ndata: {"type":"error","error":{"type":"rate_limit_error","message":"Slow down"}}\n\n'));
+  out += tr.end();
+  const failed = [...new SseParser().push(out)].find((e) => e.event === 'response.failed');
+  assert.ok(failed, out);
+  assert.equal(JSON.parse(failed.data).response.error.code, 'rate_limit_exceeded');
+});
