@@ -10,7 +10,7 @@
  * rollout's exec proxy (exec into that one container, nothing else; src/security/exec-proxy.ts). OpenHands' own trajectory (save_trajectory_path) is printed to the
  * attempt's stdout after the run, kept as agent/attempt-N/openhands_trajectory.json, and normalized.
  */
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { stringify as stringifyToml } from 'smol-toml';
 import { AgentConfigError } from '../../errors';
@@ -137,6 +137,14 @@ export function openhandsTask(ctx: AgentContext, appContainer: string): string {
   ].join('\n');
 }
 
+/**
+ * The venv where it really lives: a venv works only at the path it was created at (its scripts'
+ * shebangs, e.g. `jupyter`, name it), so a symlinked .saasbench/agents is mounted at its target.
+ */
+function venvPath(venv: string): string {
+  return existsSync(venv) ? realpathSync(venv) : venv;
+}
+
 function appContainerOf(ctx: AgentContext): string {
   return ctx.stack.services[ctx.task.environment.appService].container;
 }
@@ -183,9 +191,9 @@ export const openhandsAgent: AgentDriver = {
     writeAtomic(join(hostDir, 'config.toml'), cfg.text);
     writeAtomic(join(hostDir, 'task.md'), openhandsTask(ctx, appContainerOf(ctx)));
     writeJson(join(ctx.runDir, 'agent', 'model-settings.json'), { ...settingsRecord('openhands', m, { ...cfg.applied }, openhandsNotApplied(m)), openhands: { version, image, venv } });
-    await ensureSidecar(ctx, image, venv);
+    await ensureSidecar(ctx, image, venvPath(venv));
   },
-  launch: (ctx) => launch(ctx, venvDir()),
+  launch: (ctx) => launch(ctx, venvPath(venvDir())),
   transientFailure(out) {
     if (this.completed!(out)) return null;
     const errors = `${out.stdout}\n${out.stderr}`.split('\n').filter((l) => /error|exception|litellm/i.test(l) && !l.includes(BEGIN));
