@@ -9,17 +9,23 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { buildImages, downStack, loadCompose, upStack } from '../src/sandbox';
+import { buildImages, downStack, loadCompose, stackIsolation, upStack } from '../src/sandbox';
+import { sandboxBackend } from '../src/sandbox/factory';
 import { loadRunnableTask } from '../src/tasks/load';
 import { startWorker } from '../src/worker/worker';
 import { temporalBin } from '../src/temporal/tools';
 import { repoRoot } from '../src/paths';
 import { SA } from '../src/workflows/search-attributes';
 import { sweepWorkflowId, type SweepInputRaw, type SweepResult } from '../src/model/sweep';
+import { meanPhases, rolloutPhases } from './rollout-phases';
 
 const N = Number(process.env.SWEEP_BENCH_ROLLOUTS ?? 20);
 
-async function rawStartStop(): Promise<{ upMs: number; downMs: number }> {
+/**
+ * `isolated`: the stack exactly as a rollout gets it (sandbox backend, the agent's resource limits
+ * and the rollout firewall); otherwise plain containers (upStack without isolation).
+ */
+async function rawStartStop(isolated: boolean): Promise<{ upMs: number; downMs: number }> {
   const task = loadRunnableTask(join(repoRoot(), 'test', 'fixtures', 'tasks', 'tiny'));
   const project = loadCompose(task.environment.composeFile);
   const images = await buildImages(project, task.id);
@@ -28,7 +34,8 @@ async function rawStartStop(): Promise<{ upMs: number; downMs: number }> {
   for (let i = 0; i < N; i++) {
     const rolloutKey = `bench-raw-${Date.now().toString(36)}-${i}`;
     const t0 = Date.now();
-    await upStack({ rolloutKey, taskId: task.id, project, images });
+    if (isolated) await sandboxBackend().up({ rolloutKey, taskId: task.id, project, images, isolation: stackIsolation(task.environment.appService, task.limits) });
+    else await upStack({ rolloutKey, taskId: task.id, project, images });
     const t1 = Date.now();
     await downStack(rolloutKey);
     upMs += t1 - t0;
@@ -55,7 +62,8 @@ async function sweep(env: TestWorkflowEnvironment, concurrency: number): Promise
 async function main(): Promise<void> {
   process.env.SAASBENCH_RUNS_DIR = mkdtempSync(join(tmpdir(), 'bench-sweep-'));
   process.env.SAASBENCH_LOG_LEVEL ??= 'warn';
-  const raw = await rawStartStop();
+  const plain = await rawStartStop(false);
+  const raw = await rawStartStop(true);
   const rawMs = raw.upMs + raw.downMs;
   const env = await TestWorkflowEnvironment.createLocal({
     server: { executable: { type: 'existing-path', path: temporalBin() }, searchAttributes: Object.values(SA), log: { format: 'json', level: 'error' } },
@@ -67,19 +75,29 @@ async function main(): Promise<void> {
     for (const s of [serial, parallel]) if (s.r.counts.completed !== N) throw new Error(`sweep ${s.r.name}: ${JSON.stringify(s.r.counts)}`);
     const f = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
     console.log(`tiny task, noop agent, ${N} rollouts`);
-    console.log(`raw container start + stop, ${N}× in sequence: ${f(rawMs)} (start ${f(raw.upMs)}, stop ${f(raw.downMs)}; ${(rawMs / N / 1000).toFixed(2)} s per stack)`);
+    console.log(`raw container start + stop, ${N}× in sequence, isolated as a rollout's (limits, firewall): ${f(rawMs)} (start ${f(raw.upMs)}, stop ${f(raw.downMs)}; ${(rawMs / N / 1000).toFixed(2)} s per stack)`);
+    console.log(`  plain containers (no limits, no firewall): ${((plain.upMs + plain.downMs) / N / 1000).toFixed(2)} s per stack`);
     console.log(`sweep, concurrency 1: ${f(serial.ms)} wall (${(serial.ms / N / 1000).toFixed(2)} s per rollout)`);
     console.log(`sweep, concurrency 4: ${f(parallel.ms)} wall`);
     console.log(`harness overhead (sweep wall, concurrency 1 / raw start+stop sum): ${(serial.ms / rawMs).toFixed(2)}x`);
     console.log(`  per rollout on top of Docker: ${((serial.ms - rawMs) / N / 1000).toFixed(2)} s (provision bookkeeping, agent phase, ${serial.r.tasks[0]?.nodes ?? '?'}-node evaluation, persist, report)`);
-    console.log(`with concurrency 4: ${(parallel.ms / rawMs).toFixed(2)}x`);
+    console.log(`with concurrency 4: ${(parallel.ms / rawMs).toFixed(2)}x; ${(parallel.ms / N / 1000).toFixed(2)} s wall per rollout, ${((parallel.ms - rawMs) / N / 1000).toFixed(2)} s per rollout on top of the serial raw start + stop`);
     const t = { provisionMs: 0, agentMs: 0, evaluationMs: 0, totalMs: 0 };
     for (const x of serial.r.rollouts) {
       const rep = JSON.parse(readFileSync(join(x.runDir!, 'report.json'), 'utf8')) as { timings: typeof t };
       for (const k of Object.keys(t) as (keyof typeof t)[]) t[k] += rep.timings[k] / N;
     }
-    const rest = t.totalMs - t.provisionMs - t.agentMs - t.evaluationMs;
-    console.log(`mean rollout (concurrency 1): provision ${f(t.provisionMs)}, agent phase ${f(t.agentMs)}, evaluation ${f(t.evaluationMs)}, other ${f(rest)}; between rollouts (persist, teardown, sweep) ${f(serial.ms / N - t.totalMs)}`);
+    // per phase, from the rollout workflows' histories (concurrency 1: nothing overlaps)
+    const phases = await Promise.all(serial.r.rollouts.map(async (x) => rolloutPhases(await env.client.workflow.getHandle(x.workflowId).fetchHistory())));
+    const { mean, gapMs } = meanPhases(phases);
+    const g = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
+    const raw1 = rawMs / N;
+    console.log(`mean rollout workflow (concurrency 1): ${g(mean.totalMs)} over ${mean.activities.toFixed(0)} activities; raw start + stop ${g(raw1)}`);
+    for (const [k, v] of Object.entries(mean.execMs)) console.log(`  ${k.padEnd(18)} ${g(v)}`);
+    console.log(`  ${'scheduling'.padEnd(18)} ${g(mean.schedulingMs)} (activity scheduled → picked up, summed)`);
+    console.log(`  ${'workflow tasks'.padEnd(18)} ${g(mean.workflowMs)} (between activities, start, completion)`);
+    console.log(`  ${'between rollouts'.padEnd(18)} ${g(gapMs)} (sweep: one rollout closed → the next started)`);
+    console.log(`harness overhead per rollout on top of raw start + stop (concurrency 1): ${g(serial.ms / N - raw1)}`);
   } finally {
     await worker.shutdown();
     await env.teardown();

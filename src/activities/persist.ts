@@ -35,7 +35,9 @@ export async function persistResults(i: { ref: RolloutRef; result: RolloutResult
     agentRun: { ...result.agentRun, trajectory: undefined, integrity: undefined },
     trajectory: result.agentRun.trajectory ?? null,
     integrity: integrity ?? null,
-    // what of the registry's sampling/thinking settings the agent could not apply (agent/model-settings.json)
+    // the gateway-metered cost of the model calls (agentRun.gateway has tokens, price and the settings it applied)
+    costUsd: result.agentRun.gateway?.costUsd ?? null,
+    // what of the registry's settings nothing could apply, not even the gateway (agent/model-settings.json)
     modelSettingsNotApplied: readJsonIfExists<{ notApplied?: string[] }>(join(dir, 'agent', 'model-settings.json'))?.notApplied ?? null,
     // voided by the workflow when the transcript audit found evaluator access (scores are then 0)
     status: result.voided ? 'VOIDED_BY_LEAK' : 'SCORED',

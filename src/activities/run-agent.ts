@@ -4,7 +4,8 @@ import { Context } from '@temporalio/activity';
 import { createAgent } from '../agents/factory';
 import { auditTranscript, type SandboxFacts } from '../agents/integrity';
 import { startRelay, type Relay } from '../agents/llm-relay';
-import { checkAgentModel, resolveModel, upstreamOf } from '../agents/models';
+import { checkAgentModel, resolveModel, upstreamOf, type ResolvedModel } from '../agents/models';
+import { gatewayRecord } from '../agents/metering';
 import { superviseAgent, type SupervisionState } from '../agents/supervisor';
 import { toAtif } from '../agents/trajectory/atif';
 import { readAttempts } from '../agents/trajectory/files';
@@ -21,6 +22,9 @@ import { sandboxBackend } from '../sandbox/factory';
 import { openAgentNetwork, type AgentNetwork } from '../security/agent-network';
 import { readEgressLog } from '../security/egress-proxy';
 import { limitSignals } from '../security/signals';
+import { governorLimits } from '../governor/limits';
+import { providerGovernor } from '../governor/client';
+import { governorGate, type Gate } from '../governor/gate';
 
 export interface RunAgentInput {
   ref: RolloutRef;
@@ -51,7 +55,9 @@ export async function runAgent(i: RunAgentInput): Promise<AgentRunSummary> {
     log,
   };
   if (!resumeFrom && driver.preinstall) await withBeats(actx, () => driver.preinstall!());
-  const relay = await startRelayFor(driver, ctx, i);
+  const gate = gateFor(driver, i);
+  const started = await startRelayFor(driver, ctx, i, gate, !!resumeFrom);
+  const relay = started?.relay ?? null;
   // the agent's way out: relay + egress proxy ports opened in the rollout firewall for the agent phase only
   const net = await openNetworkFor(driver, ctx, relay).catch(async (err: Error) => {
     await relay?.close();
@@ -67,6 +73,7 @@ export async function runAgent(i: RunAgentInput): Promise<AgentRunSummary> {
       transientBackoffSeconds: i.retry.backoffSeconds,
       onLostProcess: i.retry.onLostProcess,
       resumeFrom,
+      unbilledMs: gate ? () => gate.unbilledMs() : undefined,
       heartbeat: (s) => actx.heartbeat(s),
       sleep: (ms) => actx.sleep(ms),
     });
@@ -74,12 +81,15 @@ export async function runAgent(i: RunAgentInput): Promise<AgentRunSummary> {
     await snapshotWorkspace(ctx.sandbox, ctx.container, ctx.workspace, ctx.runDir).catch((err: Error) => log.warn({ err: err.message }, 'workspace snapshot failed'));
     const db = task.environment.database;
     if (db) await snapshotDatabase(ctx.sandbox, i.ref.stack.services[db.service].container, db, ctx.runDir).catch((err: Error) => log.warn({ err: err.message }, 'database snapshot failed'));
-    return await finishRun(driver, ctx, task, run, net);
+    const governed = gate ? { ...run, governor: { waits: gate.stats.waited, waitSeconds: Math.round(gate.stats.waitMs / 100) / 10 } } : run;
+    const done = await finishRun(driver, ctx, task, governed, net);
+    // tokens, cost and settings as the gateway saw them (the agent is done: the counts are final)
+    return started ? { ...done, gateway: gatewayRecord(started.relay.stats, started.model) } : done;
   } finally {
     await net?.close();
-    if (relay) {
-      writeJson(join(ctx.runDir, 'agent', 'relay-stats.json'), relay.stats);
-      await relay.close();
+    if (started) {
+      writeJson(join(ctx.runDir, 'agent', 'relay-stats.json'), { ...started.relay.stats, cost: gatewayRecord(started.relay.stats, started.model) });
+      await started.relay.close();
     }
   }
 }
@@ -99,15 +109,25 @@ async function withBeats<T>(actx: Context, f: () => Promise<T>): Promise<T> {
  * network's gateway: agents in the app container and sidecar agents (OpenHands, on the rollout
  * network too) reach it there and nowhere else. The real key stays in this process.
  */
-async function startRelayFor(driver: AgentDriver, ctx: AgentContext, i: RunAgentInput): Promise<Relay | null> {
+async function startRelayFor(driver: AgentDriver, ctx: AgentContext, i: RunAgentInput, gate: Gate | undefined, resumed: boolean): Promise<{ relay: Relay; model: ResolvedModel } | null> {
   if (!driver.modelApis) return null;
   const m = resolveModel(i.model);
   checkAgentModel(driver, m);
   const upstream = upstreamOf(m);
   const bindHost = await ctx.sandbox.gateway(i.ref.stack.network, ctx.container);
-  const relay = await startRelay({ key: i.ref.rolloutKey, bindHost, upstream, stateDir: join(i.ref.runDir, 'agent'), bodyOverrides: m.relayBodyOverrides, model: m.snapshot, log: ctx.log });
+  const relay = await startRelay({ key: i.ref.rolloutKey, bindHost, upstream, stateDir: join(i.ref.runDir, 'agent'), bodyOverrides: m.relayBodyOverrides, settings: m, price: m.price, model: m.snapshot, log: ctx.log, gate,
+    // metering survives a worker crash: the stats are on disk after every answer; a resumed run continues them
+    statsFile: join(i.ref.runDir, 'agent', 'relay-stats.json'), resumeStats: resumed });
   ctx.llm = { baseUrl: relay.url, token: relay.token };
-  return relay;
+  return { relay, model: m };
+}
+
+/** The rate governor's gate when the model's provider has limits (src/governor); none: no Temporal calls. */
+function gateFor(driver: AgentDriver, i: RunAgentInput): Gate | undefined {
+  if (!driver.modelApis) return undefined;
+  const m = resolveModel(i.model);
+  const limits = governorLimits(m.providerName, m.providerConfig.limits);
+  return limits ? governorGate(providerGovernor(m.providerName, limits), i.ref.rolloutKey) : undefined;
 }
 
 /**

@@ -28,9 +28,12 @@ import {
   type Protocol,
 } from '../gateway';
 import type { Upstream } from './models';
+import { settleRequest, type SettingsModel, type SettingsStats } from './gateway-settings';
+import { costOf, type Price } from './metering';
+import { noteGatewayRequest } from './gateway-log';
 
 export interface UsageTotals extends IrUsage {
-  /** translated answers whose usage was counted */
+  /** model answers whose usage was counted */
   requests: number;
 }
 
@@ -41,7 +44,15 @@ export interface GatewayState {
   /** the rollout's snapshot id: the model of every translated request, and what a local GET /v1/models reports */
   model?: string;
   bodyOverrides?: Record<string, unknown>;
+  /** the registry's settings of the rollout's model, applied to every model request (gateway-settings.ts) */
+  settings?: { model: SettingsModel; stats: SettingsStats };
   onStatus(code: number): void;
+  /** a successful model answer whose usage could not be read (the cost is then a lower bound) */
+  onUnmetered?(): void;
+  /** after every metered answer (the relay keeps its stats on disk: a crashed worker's successor resumes the count) */
+  onMetered?(): void;
+  /** the model's dated price: each answer's cost goes to its gateway-log line */
+  price?: Price;
   onUpstreamError(): void;
 }
 
@@ -101,13 +112,26 @@ function sendError(res: http.ServerResponse, agent: Protocol, e: IrError): void 
   res.end(out.body);
 }
 
-export function addUsage(g: GatewayState, u: IrUsage | undefined): void {
-  if (!u) return;
+/** The registry settings applied to a model request already in the upstream's protocol (none configured: unchanged). */
+export function withSettings(g: GatewayState, body: Record<string, unknown>): Record<string, unknown> {
+  return g.settings ? settleRequest(g.settings.stats, g.upstream.protocol, body, g.settings.model) : body;
+}
+
+export function addUsage(g: GatewayState, u: IrUsage | undefined, res?: http.ServerResponse): void {
+  if (u && res && g.price) {
+    const usd = costOf({ requests: 1, ...u }, g.price, g.model ?? '').usd;
+    if (usd !== null) noteGatewayRequest(res, { costUsd: usd });
+  }
+  if (!u) {
+    g.onUnmetered?.();
+    return g.onMetered?.();
+  }
   g.usage.requests++;
   g.usage.input += u.input;
   g.usage.cachedInput += u.cachedInput;
   g.usage.output += u.output;
   g.usage.reasoning += u.reasoning;
+  g.onMetered?.();
 }
 
 /** Translate one agent request of protocol `agent` to the upstream and its answer back. */
@@ -121,7 +145,7 @@ export function forwardTranslated(req: http.IncomingMessage, res: http.ServerRes
     const t = translateRequest(agent, up.protocol, agentBody, g.memory);
     // the upstream serves the rollout's snapshot only: Claude Code's background calls name its own
     // small model (claude-haiku-…), which a foreign provider does not have
-    upBody = { ...t.body, ...(g.model ? { model: g.model } : {}), ...g.bodyOverrides };
+    upBody = withSettings(g, { ...t.body, ...(g.model ? { model: g.model } : {}), ...(g.settings ? {} : g.bodyOverrides) });
     ctx = t.context;
   } catch (err) {
     const message = err instanceof GatewayInputError ? err.message : `request body is not JSON (${(err as Error).message})`;
@@ -158,7 +182,7 @@ export function forwardTranslated(req: http.IncomingMessage, res: http.ServerRes
       });
       upRes.on('end', () => {
         res.end(tr.end());
-        addUsage(g, tr.usage);
+        addUsage(g, tr.usage, res);
       });
       upRes.on('error', () => res.destroy());
       return;
@@ -177,13 +201,13 @@ export function forwardTranslated(req: http.IncomingMessage, res: http.ServerRes
       try {
         if (isSse) {
           const r = responseFromStream(up.protocol, agent, text, ctx);
-          if (r.status === 200) addUsage(g, decodeResponse(agent, r.body).usage);
+          if (r.status === 200) addUsage(g, decodeResponse(agent, r.body).usage, res);
           res.writeHead(r.status, { 'content-type': 'application/json' });
           return void res.end(JSON.stringify(r.body));
         }
         const json: unknown = JSON.parse(text.toString('utf8'));
         const ir = decodeResponse(up.protocol, json);
-        addUsage(g, ir.usage);
+        addUsage(g, ir.usage, res);
         if (agentStreams) {
           res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
           return void res.end(streamFromResponse(up.protocol, agent, json, ctx));

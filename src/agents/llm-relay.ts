@@ -23,8 +23,12 @@ import type { Logger } from 'pino';
 import { registerSecret } from '../log';
 import { writeJson } from '../runs/files';
 import type { Upstream } from './models';
+import type { GovernorWaits } from '../model/governor';
 import { GatewayMemory } from '../gateway';
-import { addUsage, agentProtocolOf, answerSideEndpoint, forwardTranslated, UsageMeter, type GatewayState, type UsageTotals } from './llm-relay-translate';
+import { logGatewayRequest } from './gateway-log';
+import { addUsage, agentProtocolOf, answerSideEndpoint, forwardTranslated, UsageMeter, withSettings, type GatewayState, type UsageTotals } from './llm-relay-translate';
+import { newSettingsStats, type SettingsModel, type SettingsStats } from './gateway-settings';
+import type { Price } from './metering';
 
 export interface RelayOptions {
   /** the rollout key: one relay per rollout per worker process */
@@ -33,11 +37,27 @@ export interface RelayOptions {
   upstream: Upstream;
   /** where relay.json (port + token) is kept across activity attempts */
   stateDir: string;
-  /** JSON fields merged into POST bodies (registry relayBodyOverrides) */
+  /** JSON fields merged into POST bodies (registry relayBodyOverrides) when no `settings` are given */
   bodyOverrides?: Record<string, unknown>;
+  /** the registry entry of the rollout's model: its settings are applied to every model request (needs upstream.protocol) */
+  settings?: SettingsModel;
+  /** the model's dated price (registry): each answer's cost is noted on its gateway-log line */
+  price?: Price;
+  /** where the stats are written after every metered answer (so a crashed worker's count survives) */
+  statsFile?: string;
+  /** the same agent run resumed by another worker process: continue the counts found in statsFile */
+  resumeStats?: boolean;
   /** the model's snapshot id: the model of every translated request (and of a local GET /v1/models) */
   model?: string;
   log?: Logger;
+  /** the rate governor's gate (src/governor/gate.ts): holds model requests until admitted; absent = no limits, no Temporal */
+  gate?: RelayGate;
+}
+
+/** What the relay needs of the rate governor: its wait stats and a way to hold a request. */
+export interface RelayGate {
+  stats: GovernorWaits;
+  pass(res: http.ServerResponse, body: Buffer, usage: UsageTotals, go: () => void): void;
 }
 
 export interface RelayStats {
@@ -49,6 +69,12 @@ export interface RelayStats {
   translated: number;
   /** usage of the model answers (translated or passed through), summed over the rollout (for metering) */
   usage: UsageTotals;
+  /** successful model answers whose usage could not be read (metering is then a lower bound) */
+  unmeteredAnswers: number;
+  /** what the gateway applied of the registry's settings (gateway-settings.ts); absent without settings */
+  settings?: SettingsStats;
+  /** rate governor waits of this rollout (only when the provider has limits) */
+  governor?: GovernorWaits;
 }
 
 export interface Relay {
@@ -80,7 +106,9 @@ export async function startRelay(o: RelayOptions): Promise<Relay> {
   const stateFile = join(o.stateDir, 'relay.json');
   const saved = readState(stateFile);
   const token = saved?.token ?? `sk-saasbench-relay-${randomBytes(18).toString('hex')}`;
-  const stats: RelayStats = { requests: 0, upstreamErrors: 0, rejected: 0, statusCounts: {}, translated: 0, usage: { requests: 0, input: 0, cachedInput: 0, output: 0, reasoning: 0 } };
+  const stats: RelayStats = { requests: 0, upstreamErrors: 0, rejected: 0, statusCounts: {}, translated: 0, usage: { requests: 0, input: 0, cachedInput: 0, output: 0, reasoning: 0 }, unmeteredAnswers: 0, ...(o.gate ? { governor: o.gate.stats } : {}) };
+  if (o.settings && o.upstream.protocol) stats.settings = newSettingsStats();
+  if (o.resumeStats && o.statsFile) resumeCounts(stats, o.statsFile);
   const protocol = o.upstream.protocol;
   const gateway: GatewayState | null = protocol
     ? {
@@ -89,8 +117,14 @@ export async function startRelay(o: RelayOptions): Promise<Relay> {
         usage: stats.usage,
         model: o.model,
         bodyOverrides: o.bodyOverrides,
+        settings: o.settings && stats.settings ? { model: o.settings, stats: stats.settings } : undefined,
         onStatus: (code) => (stats.statusCounts[code] = (stats.statusCounts[code] ?? 0) + 1),
         onUpstreamError: () => stats.upstreamErrors++,
+        onUnmetered: () => stats.unmeteredAnswers++,
+        price: o.price,
+        onMetered: () => {
+          if (o.statsFile) writeJson(o.statsFile, stats);
+        },
       }
     : null;
   const server = http.createServer((req, res) => handle(req, res, o, token, stats, gateway));
@@ -131,6 +165,17 @@ function readState(file: string): { bindHost: string; port: number; token: strin
   }
 }
 
+/** Counts of an earlier process's relay for the same agent run (best effort: an unreadable file starts from zero). */
+function resumeCounts(stats: RelayStats, file: string): void {
+  try {
+    const prev = JSON.parse(readFileSync(file, 'utf8')) as Partial<RelayStats>;
+    for (const k of ['requests', 'input', 'cachedInput', 'output', 'reasoning'] as const) if (typeof prev.usage?.[k] === 'number') stats.usage[k] = prev.usage[k];
+    if (typeof prev.unmeteredAnswers === 'number') stats.unmeteredAnswers = prev.unmeteredAnswers;
+    if (stats.settings && prev.settings) Object.assign(stats.settings, prev.settings);
+  } catch {
+    // none yet, or unreadable
+  }
+}
 
 const safeOrigin = (u: string) => {
   try {
@@ -168,33 +213,44 @@ function handle(req: http.IncomingMessage, res: http.ServerResponse, o: RelayOpt
     res.end(JSON.stringify({ type: 'error', error: { type: 'authentication_error', message: 'saasbench relay: unknown relay token' } }));
     return;
   }
+  // every model request gets a line in agent/gateway-log.jsonl (numbers only) for the rollout page
+  const modelCall = agentProtocolOf(req.method, req.url ?? '/');
+  if (modelCall) logGatewayRequest(o.stateDir, modelCall, res, stats.usage);
   const chunks: Buffer[] = [];
   req.on('data', (c: Buffer) => chunks.push(c));
   req.on('error', () => res.destroy());
   req.on('end', () => {
     const body = Buffer.concat(chunks);
-    if (gateway) {
-      if (answerSideEndpoint(req, res, body, gateway)) return;
-      const agent = agentProtocolOf(req.method, req.url ?? '/');
-      if (agent && agent !== gateway.upstream.protocol) {
-        stats.translated++;
-        return forwardTranslated(req, res, body, agent, gateway);
-      }
-    }
-    // same protocol: passed through untouched, its usage read on the side (metering)
-    const agent = gateway ? agentProtocolOf(req.method, req.url ?? '/') : undefined;
-    forward(req, res, body, o, stats, agent && gateway ? gateway : null);
+    if (gateway && answerSideEndpoint(req, res, body, gateway)) return;
+    // a model request waits for the rate governor's lease first (only when the provider has limits)
+    if (o.gate && gateway && agentProtocolOf(req.method, req.url ?? '/')) o.gate.pass(res, body, stats.usage, () => route(req, res, body, o, stats, gateway));
+    else route(req, res, body, o, stats, gateway);
   });
+}
+
+function route(req: http.IncomingMessage, res: http.ServerResponse, body: Buffer, o: RelayOptions, stats: RelayStats, gateway: GatewayState | null): void {
+  if (gateway) {
+    const agent = agentProtocolOf(req.method, req.url ?? '/');
+    if (agent && agent !== gateway.upstream.protocol) {
+      stats.translated++;
+      return forwardTranslated(req, res, body, agent, gateway);
+    }
+  }
+  // same protocol: passed through untouched, its usage read on the side (metering)
+  const agent = gateway ? agentProtocolOf(req.method, req.url ?? '/') : undefined;
+  forward(req, res, body, o, stats, agent && gateway ? gateway : null);
 }
 
 function forward(req: http.IncomingMessage, res: http.ServerResponse, rawBody: Buffer, o: RelayOptions, stats: RelayStats, meterFor: GatewayState | null): void {
   const base = new URL(o.upstream.baseUrl);
   const target = new URL(base.href.replace(/\/+$/, '') + (req.url ?? '/'));
   let body = rawBody;
-  if (o.bodyOverrides && req.method === 'POST' && body.length) {
+  const settingsFor = meterFor?.settings ? meterFor : null;
+  if ((settingsFor || o.bodyOverrides) && req.method === 'POST' && body.length) {
     try {
       const parsed = JSON.parse(body.toString('utf8')) as Record<string, unknown>;
-      body = Buffer.from(JSON.stringify({ ...parsed, ...o.bodyOverrides }));
+      // a model request of the upstream's own protocol: the registry's settings (gateway-settings.ts)
+      body = Buffer.from(JSON.stringify(settingsFor ? withSettings(settingsFor, parsed) : { ...parsed, ...o.bodyOverrides }));
     } catch {
       // not JSON: forward untouched
     }
@@ -222,7 +278,7 @@ function forward(req: http.IncomingMessage, res: http.ServerResponse, rawBody: B
     });
     upRes.on('end', () => {
       res.end();
-      if (meter && meterFor) addUsage(meterFor, meter.end());
+      if (meter && meterFor) addUsage(meterFor, meter.end(), res);
     });
     upRes.on('error', () => res.destroy());
   });

@@ -10,6 +10,9 @@ import { AgentConfigError } from '../errors';
 import BUILTIN from './models.json';
 import { zodIssueText } from '../zod-issues';
 import type { Protocol } from '../gateway';
+import { PriceSchema } from './metering';
+import { gatewayPlan } from './gateway-settings';
+import { GovernorLimitsSchema } from '../model/governor';
 
 export const ProviderSchema = z
   .object({
@@ -19,6 +22,8 @@ export const ProviderSchema = z
     defaultBaseUrl: z.string().url().optional(),
     keyEnv: z.array(z.string().min(1)).min(1),
     auth: z.enum(['x-api-key', 'bearer']),
+    /** rate governor limits for the whole cluster (docs/gateway.md "Rate governor"); SAASBENCH_RATE_LIMITS overrides */
+    limits: GovernorLimitsSchema.optional(),
   })
   .strict();
 
@@ -42,7 +47,11 @@ export const ModelSchema = z
     /** Responses-API reasoning summary (Codex model_reasoning_summary) */
     reasoningSummary: z.enum(['auto', 'concise', 'detailed', 'none']).optional(),
     maxOutputTokens: z.number().int().positive().optional(),
-    /** JSON fields the relay merges into every model request body (an escape hatch; default none) */
+    /** dated list price (src/agents/metering.ts); absent: cost is null with the reason below */
+    price: PriceSchema.optional(),
+    /** why the registry has no price for this model (shown as the reason of a null cost) */
+    priceUnknown: z.string().min(1).optional(),
+    /** JSON fields the gateway merges into every model request body, after the settings (an escape hatch; default none) */
     relayBodyOverrides: z.record(z.string(), z.unknown()).optional(),
     verified: z.boolean().default(false),
     /** the published fact the snapshot id was checked against (required reading before setting verified) */
@@ -135,11 +144,15 @@ export function upstreamOf(m: ResolvedModel): Upstream {
 }
 
 /**
- * What the agent can honour of the registry's settings; recorded per rollout (model-settings.json)
- * so a report says what actually applied. Claude Code and Codex do not expose sampling temperature:
- * they send their own (the model's default); OpenHands sets all of them.
+ * The registry's settings as they reach the model, recorded per rollout (model-settings.json) so a
+ * report says what actually applied. The gateway applies them to every request
+ * (src/agents/gateway-settings.ts): `appliedAtGateway` (upstream field names), and `notApplied`
+ * only what has no field in the upstream's protocol. `agentConfig` is what the agent's own
+ * configuration carries and `agentCannotSet` what its CLI has no setting for (Claude Code and Codex
+ * send no temperature) — both set at the gateway anyway.
  */
-export function settingsRecord(agent: string, m: ResolvedModel, applied: Record<string, unknown>, notApplied: string[]): Record<string, unknown> {
+export function settingsRecord(agent: string, m: ResolvedModel, applied: Record<string, unknown>, agentCannotSet: string[]): Record<string, unknown> {
+  const plan = gatewayPlan(PROTOCOL_OF_API[m.providerConfig.api], m);
   return {
     agent,
     model: m.id,
@@ -147,7 +160,10 @@ export function settingsRecord(agent: string, m: ResolvedModel, applied: Record<
     provider: m.providerName,
     api: m.providerConfig.api,
     registry: { reasoning: m.reasoning, temperature: m.temperature, thinking: m.thinking ?? null, reasoningEffort: m.reasoningEffort ?? null, reasoningSummary: m.reasoningSummary ?? null, maxOutputTokens: m.maxOutputTokens ?? null, verified: m.verified },
+    appliedAt: 'gateway',
+    appliedAtGateway: plan.applied,
     applied,
-    notApplied,
+    agentCannotSet,
+    notApplied: plan.notApplicable,
   };
 }

@@ -20,6 +20,8 @@ export interface SupervisionState {
   lastBeatAt: number;
   transientRetries: number;
   history: AgentAttemptRecord[];
+  /** rate governor waits left out of the agent's time so far (this process's count; `watch` shows it live) */
+  unbilledMs?: number;
 }
 
 export interface SuperviseOptions {
@@ -31,6 +33,11 @@ export interface SuperviseOptions {
   /** the process vanished without an exit record (host reboot, OOM kill): resume its session, or give up */
   onLostProcess: 'resume' | 'fail';
   pollMs?: number;
+  /**
+   * Wall ms so far that are not the agent's (the rate governor's waits, src/governor/gate.ts): the
+   * deadline and the idle window move by them, and the agent's seconds leave them out.
+   */
+  unbilledMs?: () => number;
   /** the last heartbeat of a previous attempt of this activity, if any */
   resumeFrom?: SupervisionState;
   heartbeat(state: SupervisionState): void;
@@ -45,9 +52,10 @@ const CONTROL_ROOT = '/tmp/.saasbench/agent';
  */
 export async function superviseAgent(driver: AgentDriver, ctx: AgentContext, opts: SuperviseOptions): Promise<AgentRunSummary> {
   let state = await attach(driver, ctx, opts);
+  const unbilled = unbilledClock(opts);
   for (;;) {
-    const watched = await watch(ctx, state, opts);
-    state = watched.state;
+    const watched = await watch(ctx, state, opts, unbilled);
+    state = unbilled(watched.state);
     if (watched.lost) {
       state = await recoverLost(driver, ctx, state, opts);
       continue;
@@ -132,9 +140,28 @@ async function launch(l: AgentLaunch, ctx: AgentContext, prev: SupervisionState,
 
 type Watched = { state: SupervisionState } & ({ lost: true } | { lost: false; reason: AgentExitReason; exitCode: number | null; endedAt: number });
 
-async function watch(ctx: AgentContext, start: SupervisionState, opts: SuperviseOptions): Promise<Watched> {
+/**
+ * Time the agent spent waiting on the rate governor is not its own: each new unbilled ms moves the
+ * attempt's start and its last output later, which extends the deadline and the idle window alike.
+ * The clock is this process's (the relay's): a re-attached attempt starts counting afresh.
+ */
+function unbilledClock(opts: SuperviseOptions): (s: SupervisionState) => SupervisionState {
+  let seen = opts.unbilledMs?.() ?? 0;
+  return (s) => {
+    const now = opts.unbilledMs?.() ?? 0;
+    const d = now - seen;
+    seen = now;
+    return d > 0 ? { ...s, attemptStartedAt: s.attemptStartedAt + d, lastOutputAt: s.lastOutputAt + d, unbilledMs: (s.unbilledMs ?? 0) + d } : s;
+  };
+}
+
+async function watch(ctx: AgentContext, start: SupervisionState, opts: SuperviseOptions, unbilled: (s: SupervisionState) => SupervisionState = (s) => s): Promise<Watched> {
   let state = start;
+  // the first probes come quickly, then every pollMs: an agent that is done at once (noop, a
+  // crash on start) must not cost a full poll interval (bench/sweep-overhead.ts)
+  let pollMs = Math.min(100, opts.pollMs ?? 2000);
   for (;;) {
+    state = unbilled(state);
     const p = await probe(ctx.sandbox, ctx.container, state);
     // The exit record's own timestamp, not the moment we noticed it: a worker that was down
     // while the agent finished must not bill the agent for the outage.
@@ -150,7 +177,8 @@ async function watch(ctx: AgentContext, start: SupervisionState, opts: Supervise
       return { lost: false, reason, exitCode: (await probe(ctx.sandbox, ctx.container, state)).exitCode, endedAt: Date.now(), state };
     }
     state = beat(opts, state);
-    await opts.sleep(opts.pollMs ?? 2000);
+    await opts.sleep(pollMs);
+    pollMs = Math.min(pollMs * 2, opts.pollMs ?? 2000);
   }
 }
 
@@ -191,11 +219,13 @@ async function collectAttempt(ctx: AgentContext, s: SupervisionState, exitCode: 
   const dir = join(ctx.runDir, 'agent', `attempt-${s.attempt}`);
   mkdirSync(dir, { recursive: true });
   const text: Record<string, string> = {};
-  for (const name of ['stdout.log', 'stderr.log']) {
-    const buf = await ctx.sandbox.readFile(ctx.container, `${s.controlDir}/${name}`);
-    text[name] = (buf ?? Buffer.alloc(0)).toString('utf8');
+  // both logs at once: each read is a Docker round trip
+  const names = ['stdout.log', 'stderr.log'];
+  const bufs = await Promise.all(names.map((name) => ctx.sandbox.readFile(ctx.container, `${s.controlDir}/${name}`)));
+  names.forEach((name, k) => {
+    text[name] = (bufs[k] ?? Buffer.alloc(0)).toString('utf8');
     writeAtomic(join(dir, name), text[name]);
-  }
+  });
   return { attempt: s.attempt, exitCode, stdout: text['stdout.log'], stderr: text['stderr.log'] };
 }
 

@@ -115,7 +115,8 @@ program
   .option('--json', 'print the benchmark (leaderboard, per backbone/category/task) as JSON')
   .option('--skip-preflight', 'do not check the tasks\' images on this host before starting')
   .option('--as-paper', "the paper's view of the leaderboard: a declared task without a scored rollout scores 0 (mean over all declared tasks)")
-  .action((file: string, o: { worker: boolean; detach?: boolean; json?: boolean; skipPreflight?: boolean; asPaper?: boolean }) => exitWith(sweepCommand(file, o)));
+  .option('--cost-cap <usd>', 'start no new rollout once the finished ones cost this much (gateway-metered; overrides costCapUsd of the file)', positiveFlag('--cost-cap'))
+  .action((file: string, o: { worker: boolean; detach?: boolean; json?: boolean; skipPreflight?: boolean; asPaper?: boolean; costCap?: number }) => exitWith(sweepCommand(file, o)));
 
 program
   .command('watch <sweep>')
@@ -181,10 +182,11 @@ images
   .action((names: string[], o: { json?: boolean }) => exitWith(standinsCommand(names ?? [], o)));
 
 program
-  .command('rescore <rollout>')
-  .description('re-run the evaluation of a finished rollout on its preserved workspace; report lock and status changes')
+  .command('rescore <rollout-or-sweep>')
+  .description('re-evaluate a finished rollout (or every rollout of a sweep) on its preserved workspace: the nodes changed since the last scoring; report lock and status changes')
   .option('--json', 'print the changes as JSON')
-  .action((rollout: string, o: { json?: boolean }) => exitWith(rescoreCommand(rollout, o)));
+  .option('--full', 're-evaluate every node, not only what changed')
+  .action((rollout: string, o: { json?: boolean; full?: boolean }) => exitWith(rescoreCommand(rollout, o)));
 
 program
   .command('clean')

@@ -59,7 +59,8 @@ export async function runRollout(o: RunOptions): Promise<number> {
     evaluation: { parallelism: o.parallelism, judge: { enabled: o.judge, model: process.env.SAASBENCH_JUDGE_MODEL ?? 'claude-sonnet-4-5-20250929' } },
   });
   const target = await temporalTarget();
-  const { client, connection } = await connectClient(target, { ensureSearchAttributes: target.external });
+  // always: a dev server started before an upgrade lacks the attributes added since (SaasbenchCostUsd)
+  const { client, connection } = await connectClient(target, { ensureSearchAttributes: true });
   const worker = o.worker ? await startWorker({ address: target.address, namespace: target.namespace }) : undefined;
   try {
     const workflowId = rolloutWorkflowId(input);

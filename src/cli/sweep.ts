@@ -61,6 +61,8 @@ export interface SweepCommandOptions {
   json?: boolean;
   /** print the leaderboard in the paper's view (a missing task scores 0) */
   asPaper?: boolean;
+  /** --cost-cap <usd>: overrides the file's costCapUsd */
+  costCap?: number;
 }
 
 /**
@@ -86,11 +88,15 @@ async function preflightSweep(input: SweepInput, file: string): Promise<void> {
 /** `saasbench sweep <file>`: validate, start (or attach to the running sweep of that name), follow, print the leaderboard. */
 export async function sweepCommand(fileArg: string, o: SweepCommandOptions): Promise<number> {
   const file = resolve(fileArg);
-  const { raw, input } = loadSweepFile(file);
+  const loaded = loadSweepFile(file);
+  // --cost-cap overrides the file's costCapUsd (validated as a positive number by the flag parser)
+  const raw = o.costCap === undefined ? loaded.raw : { ...(loaded.raw as object), costCapUsd: o.costCap };
+  const input = o.costCap === undefined ? loaded.input : { ...loaded.input, costCapUsd: o.costCap };
   if (o.worker && !o.detach && !o.skipPreflight) await preflightSweep(input, file);
   const workflowId = sweepWorkflowId(input.name);
   const target = await temporalTarget();
-  const { client, connection } = await connectClient(target, { ensureSearchAttributes: target.external });
+  // always: a dev server started before an upgrade lacks the attributes added since (SaasbenchCostUsd)
+  const { client, connection } = await connectClient(target, { ensureSearchAttributes: true });
   const worker = o.worker && !o.detach ? await startWorker({ address: target.address, namespace: target.namespace }) : undefined;
   const onSignal = () => {
     process.stderr.write(`\ninterrupted: the sweep goes on in Temporal — \`saasbench watch ${input.name}\` to follow it, \`saasbench stop ${input.name}\` to stop it\n`);

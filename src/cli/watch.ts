@@ -2,6 +2,7 @@ import type { Client, WorkflowHandle } from '@temporalio/client';
 import type { RolloutProgress } from '../model/rollout';
 import { fmtSecs, rolloutStateLabel, sweepWorkflowId, type SweepProgress, type SweepResult, type SweepRolloutProgress } from '../model/sweep';
 import { leaderboardText, sweepBenchmark } from '../report/sweep-export';
+import { costLine } from '../report/cost';
 import { connectClient } from '../temporal/connection';
 import { temporalTarget } from './temporal-target';
 import { InvalidInputError } from '../errors';
@@ -173,6 +174,8 @@ export async function watchCommand(nameOrId: string, o: { once?: boolean; interv
 export function printSweepResult(r: SweepResult, out: NodeJS.WritableStream = process.stdout, o: { asPaper?: boolean } = {}): void {
   const c = r.counts;
   out.write(`\nsweep ${r.name}: completed ${c.completed}, failed ${c.failed + c.timed_out}, cancelled ${c.cancelled + c.terminated}, not started ${c.pending}${r.stopped ? ` (stopped: ${r.stopped})` : ''}\n\n`);
-  out.write(`${leaderboardText(sweepBenchmark(r, o))}\n`);
+  out.write(`${leaderboardText(sweepBenchmark(r, o), r.rollouts)}\n`);
+  const cost = costLine(r);
+  if (cost) out.write(`\n${cost}\n`);
   if (r.reportDir) out.write(`\nreport: ${r.reportDir}/report.html${r.reportHost ? ` (host ${r.reportHost})` : ''}\n`);
 }

@@ -10,6 +10,7 @@ import { runDag } from '../dag/run-dag';
 import { describeFailure, isInfraFailure } from '../errors';
 import type { StackHandle } from '../model/sandbox';
 import type { SandboxBackend } from '../sandbox/backend';
+import type { IncrementalPlan } from './incremental';
 
 export interface LocalEvaluation {
   outcomes: NodeOutcome[];
@@ -21,7 +22,7 @@ export interface LocalEvaluation {
  * Evaluate a task's DAG against a running stack in this process, with the same scheduler and chain
  * runner the workflow uses. For benchmarks and task authoring; rollouts go through Temporal.
  */
-export async function evaluateLocally(opts: { sandbox?: SandboxBackend; task: Task; stack: StackHandle; parallelism: number; artifactsDir: string; log: Logger; judge?: JudgePort; vars?: Record<string, Json> }): Promise<LocalEvaluation> {
+export async function evaluateLocally(opts: { sandbox?: SandboxBackend; task: Task; stack: StackHandle; parallelism: number; artifactsDir: string; log: Logger; judge?: JudgePort; vars?: Record<string, Json>; incremental?: IncrementalPlan }): Promise<LocalEvaluation> {
   const started = Date.now();
   const clockAt = new Date(started).toISOString();
   const byId = new Map(opts.task.dag.nodes.map((n) => [n.id, n]));
@@ -29,6 +30,9 @@ export async function evaluateLocally(opts: { sandbox?: SandboxBackend; task: Ta
   const outcomes = await runDag(planOf(opts.task), {
     parallelism: opts.parallelism,
     evaluate: async (p, context) => {
+      // incremental re-scoring: an unchanged node keeps its last outcome (src/evaluation/incremental.ts)
+      const why = opts.incremental ? opts.incremental.decide(p) : null;
+      if (opts.incremental && why === null) return opts.incremental.reuse(p.id);
       const env = envFromStack(opts.task, opts.stack, `${opts.artifactsDir}/${p.id}`, opts.log.child({ node: p.id }), opts.sandbox);
       if (opts.judge) env.judge = opts.judge;
       const vars = { base_url: env.baseUrl, ...opts.task.variables, ...(opts.vars ?? {}), ...context };
@@ -39,8 +43,11 @@ export async function evaluateLocally(opts: { sandbox?: SandboxBackend; task: Ta
         return { status: 'ERROR', score: 0, message: describeFailure(err), steps: [], exports: {} };
       });
       runs.set(p.id, run);
-      return { nodeId: p.id, status: run.status, score: run.score, maxScore: p.maxScore, method: p.method, category: p.category, subcategory: p.subcategory, message: run.message, exports: run.exports, durationMs: Date.now() - t0 };
+      const outcome: NodeOutcome = { nodeId: p.id, status: run.status, score: run.score, maxScore: p.maxScore, method: p.method, category: p.category, subcategory: p.subcategory, message: run.message, exports: run.exports, durationMs: Date.now() - t0 };
+      opts.incremental?.evaluatedAs(outcome, why ?? '');
+      return outcome;
     },
+    onOutcome: (o) => opts.incremental?.observe(o),
     stalled: (message) => new Error(message),
   });
   return { outcomes, runs, ms: Date.now() - started };

@@ -4,6 +4,7 @@ import type { TaskScore } from './scores';
 import type { Method } from './dag';
 import type { Json } from './json';
 import type { StackHandle } from './sandbox';
+import type { GatewayRunRecord } from './cost';
 
 /** What travels through Temporal payloads. Pure types and zod only: imported by workflow code. */
 
@@ -130,6 +131,10 @@ export interface AgentRunSummary {
   integrity?: IntegrityReport;
   /** the agent CLI's version, when it reports one */
   cliVersion?: string | null;
+  /** what the gateway measured and applied (tokens, cost, settings); absent for agents without a model */
+  gateway?: GatewayRunRecord;
+  /** rate governor waits (not in agentSeconds): requests that waited, and the wall seconds they did */
+  governor?: { waits: number; waitSeconds: number };
 }
 
 /** What goes into the Temporal payload and report.json about the agent's trajectory: small, no transcript text. */
@@ -229,4 +234,6 @@ export interface RolloutProgress {
   phaseStartedAt: number;
   runDir?: string;
   host?: string;
+  /** rate governor waits of the agent phase, once it has ended */
+  governor?: { waits: number; waitSeconds: number };
 }

@@ -3,6 +3,7 @@ import { RolloutInputSchema, rolloutKeyOf, rolloutWorkflowId, type RolloutResult
 import type { TaxonomyLabel } from './scores';
 import type { BenchmarkReport } from './benchmark';
 import { formatDuration } from './duration';
+import { fmtUsd } from './cost';
 
 /**
  * What a sweep is, as it travels through Temporal: the input schema (shared by `saasbench sweep`,
@@ -67,6 +68,11 @@ export const SweepInputSchema = z
     rerunFailed: z.boolean().default(false),
     /** continue-as-new after this many rollouts finished in one run (history stays small) */
     continueAsNewEvery: z.number().int().min(1).max(10_000).default(100),
+    /**
+     * USD: once the finished rollouts' metered cost (docs/gateway.md "Metering") reaches this, no
+     * new rollout starts; the rest are recorded "not run: cost cap …" (running ones finish)
+     */
+    costCapUsd: z.number().positive().optional(),
     /** task queue of the rollouts (default: the sweep's own) */
     taskQueue: z.string().min(1).optional(),
   })
@@ -173,6 +179,9 @@ export interface RolloutSummary extends Pick<RolloutResult, 'workflowId' | 'roll
   /** evaluator access in the transcript: every aggregate is 0 */
   voided?: boolean;
   durationMs?: number;
+  /** USD of the rollout's model calls as the gateway metered them (null: unknown, see costReason); absent for agents without a model */
+  costUsd?: number | null;
+  costReason?: string | null;
 }
 
 /** How a finished rollout is shown: `not run: <reason>`, `voided`, or its state. */
@@ -248,6 +257,22 @@ export interface SweepResult {
   reportDir: string | null;
   reportHost: string | null;
   input: SweepInput;
+  /** present when the input set costCapUsd: the cap, what the finished rollouts cost, whether it stopped starts */
+  costCap?: CostCapRecord;
+}
+
+export interface CostCapRecord {
+  capUsd: number;
+  /** metered cost of the finished rollouts (those of unknown cost count 0) */
+  spentUsd: number;
+  reached: boolean;
+  /** rollouts recorded "not run: cost cap …" */
+  notStarted: number;
+}
+
+/** The not-run reason of a rollout the cost cap kept from starting. */
+export function costCapReason(capUsd: number, spentUsd: number): string {
+  return `cost cap ${fmtUsd(capUsd)} reached after ${fmtUsd(spentUsd)}`;
 }
 
 /** What one run hands to the next through continue-as-new. */

@@ -2,6 +2,7 @@ import type { RolloutResult } from '../model/rollout';
 import { mdTable } from './table';
 import { SCORE_HEADER, scoreSections } from './score-rows';
 import { formatDuration } from '../model/duration';
+import { fmtUsd } from '../model/cost';
 
 export function renderSummaryMarkdown(r: RolloutResult): string {
   const s = r.score;
@@ -15,6 +16,8 @@ export function renderSummaryMarkdown(r: RolloutResult): string {
     `- judge maxScore dropped (SKIPPED_LLM): ${s.judgeDroppedMaxScore}`,
     `- timings: provision ${formatDuration(r.timings.provisionMs)}, agent ${formatDuration(r.timings.agentMs)}, evaluation ${formatDuration(r.timings.evaluationMs)}`,
   ];
+  const g = r.agentRun.gateway;
+  if (g) out.push(`- model cost (gateway-metered): ${fmtUsd(g.costUsd)}${g.costReason ? ` (${g.costReason})` : ''} · ${g.usage.requests} answers, input ${g.usage.input} (cached ${g.usage.cachedInput}), output ${g.usage.output} (reasoning ${g.usage.reasoning})`);
   for (const sec of scoreSections(s)) out.push('', `## ${sec.title}`, '', mdTable(SCORE_HEADER, sec.rows));
   const notPassed = r.outcomes.filter((o) => o.status !== 'PASSED');
   if (notPassed.length) {

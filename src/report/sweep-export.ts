@@ -4,6 +4,7 @@ import { type BenchmarkReport } from '../model/benchmark';
 import { TAXONOMY_LABELS } from '../model/scores';
 import { rolloutStateLabel, type RolloutSummary, type SweepResult } from '../model/sweep';
 import { mdTable, textTable } from './table';
+import { COST_HEADER, configKey, costCells, configCosts, costLine, hasCost } from './cost';
 
 /** Flat exports of a sweep: Markdown summary, CSV tables, JSONL of rollouts, a text leaderboard. */
 
@@ -23,10 +24,13 @@ export function withBenchmark(r: SweepResult, o: { asPaper?: boolean } = {}): Sw
   return { ...r, benchmark: sweepBenchmark(r, o) };
 }
 
-function leaderboardRows(b: BenchmarkReport): (string | number | null)[][] {
-  return b.configs.map((c) => [c.rank, c.agent, c.model, c.score, c.nonLlm, c.bestOfK, tasksLabel(c, b.tasks.length), `${c.completed}/${c.rollouts}`, c.incomplete ? 'incomplete' : '', ...TAXONOMY_LABELS.map((l) => c.taxonomy[l])]);
+/** the leaderboard rows; with metered rollouts, cost per rollout and per score point (src/report/cost.ts) last */
+function leaderboardRows(b: BenchmarkReport, rollouts: RolloutSummary[] = []): (string | number | null)[][] {
+  const costs = hasCost(rollouts) ? configCosts(rollouts, b) : null;
+  return b.configs.map((c) => [c.rank, c.agent, c.model, c.score, c.nonLlm, c.bestOfK, tasksLabel(c, b.tasks.length), `${c.completed}/${c.rollouts}`, c.incomplete ? 'incomplete' : '', ...TAXONOMY_LABELS.map((l) => c.taxonomy[l]), ...(costs ? costCells(costs, c) : [])]);
 }
 const LEADERBOARD_HEADER = ['#', 'agent', 'model', 'score', 'non-LLM', 'Best@k', 'tasks', 'rollouts', 'flag', ...TAXONOMY_LABELS];
+const leaderboardHeader = (rollouts: RolloutSummary[] = []) => [...LEADERBOARD_HEADER, ...(hasCost(rollouts) ? COST_HEADER : [])];
 
 export const UNIT_LABELS = [...TAXONOMY_LABELS, 'none', 'notRun'] as const;
 const UNIT_HEADER = ['agent / model', ...TAXONOMY_LABELS, 'none', 'not run'];
@@ -36,11 +40,11 @@ function unitRows(b: BenchmarkReport): (string | number | null)[][] {
 }
 
 /** The leaderboard as an aligned text table (the CLI prints it at the end of a sweep). */
-export function leaderboardText(b: BenchmarkReport): string {
+export function leaderboardText(b: BenchmarkReport, rollouts: RolloutSummary[] = []): string {
   if (!b.configs.length) return '(no rollouts)';
   const bb = b.backbones.filter((k) => b.configs.some((c) => c.byBackbone[k] !== null));
   return [
-    textTable(LEADERBOARD_HEADER, leaderboardRows(b)),
+    textTable(leaderboardHeader(rollouts), leaderboardRows(b, rollouts)),
     '',
     textTable(['agent / model', ...bb], b.configs.map((c) => [`${c.agent} / ${c.model}`, ...bb.map((k) => c.byBackbone[k])])),
     '',
@@ -63,12 +67,13 @@ export function sweepMarkdown(r: SweepResult): string {
     `- reused from an earlier submission: ${r.rollouts.filter((x) => x.origin === 'earlier').length}`,
     `- tasks: ${r.tasks.map((t) => t.id).join(', ')} · repeats ${r.input.repeats} · concurrency ${r.input.concurrency}`,
     `- judge: ${r.input.evaluation.judge.enabled ? r.input.evaluation.judge.model : 'disabled'}`,
+    ...(costLine(r) ? [`- cost: ${costLine(r)}`] : []),
     '',
     '## Leaderboard',
     '',
-    mdTable(LEADERBOARD_HEADER, leaderboardRows(b)),
+    mdTable(leaderboardHeader(r.rollouts), leaderboardRows(b, r.rollouts)),
     '',
-    `_${b.rule}._`,
+    `_${b.rule}._${hasCost(r.rollouts) ? ' Cost: gateway-metered USD at the registry\'s dated list prices; $/point = cost per rollout ÷ score; * = some rollouts of unknown cost left out._' : ''}`,
     '',
     '## Failure taxonomy per capability unit',
     '',
@@ -97,11 +102,16 @@ export function toCsv(header: string[], rows: unknown[][]): string {
   return [header, ...rows].map((r) => r.map(csvCell).join(',')).join('\n') + '\n';
 }
 
-export function leaderboardCsv(b: BenchmarkReport): string {
-  const header = ['rank', 'agent', 'model', 'score', 'non_llm', 'best_of_k', 'repeat_stdev', 'tasks', 'declared_tasks', 'incomplete', 'missing_tasks', 'rollouts', 'completed', 'unscored', 'judge_dropped_max_score', ...b.backbones.map((k) => `backbone_${k}`), ...b.trajectories.map((k) => `trajectory_${k}`), ...TAXONOMY_LABELS, ...UNIT_LABELS.map((l) => `unit_${l}`)];
+export function leaderboardCsv(b: BenchmarkReport, rollouts: RolloutSummary[] = []): string {
+  const costs = hasCost(rollouts) ? configCosts(rollouts, b) : null;
+  const costOf = (c: BenchmarkReport['configs'][number]) => {
+    const x = costs?.get(configKey(c));
+    return x ? [x.totalUsd, x.perRolloutUsd, x.perPointUsd, x.priced, x.unpriced] : [];
+  };
+  const header = ['rank', 'agent', 'model', 'score', 'non_llm', 'best_of_k', 'repeat_stdev', 'tasks', 'declared_tasks', 'incomplete', 'missing_tasks', 'rollouts', 'completed', 'unscored', 'judge_dropped_max_score', ...b.backbones.map((k) => `backbone_${k}`), ...b.trajectories.map((k) => `trajectory_${k}`), ...TAXONOMY_LABELS, ...UNIT_LABELS.map((l) => `unit_${l}`), ...(costs ? ['cost_total_usd', 'cost_per_rollout_usd', 'cost_per_point_usd', 'priced_rollouts', 'unpriced_rollouts'] : [])];
   return toCsv(
     header,
-    b.configs.map((c) => [c.rank, c.agent, c.model, c.score, c.nonLlm, c.bestOfK, c.repeatStdev, c.tasks, c.declaredTasks ?? b.tasks.length, c.incomplete ?? false, (c.missingTasks ?? []).join(' '), c.rollouts, c.completed, c.unscored, c.judgeDroppedMaxScore, ...b.backbones.map((k) => c.byBackbone[k]), ...b.trajectories.map((k) => c.byTrajectory[k]), ...TAXONOMY_LABELS.map((l) => c.taxonomy[l]), ...UNIT_LABELS.map((l) => c.units?.[l] ?? null)]),
+    b.configs.map((c) => [c.rank, c.agent, c.model, c.score, c.nonLlm, c.bestOfK, c.repeatStdev, c.tasks, c.declaredTasks ?? b.tasks.length, c.incomplete ?? false, (c.missingTasks ?? []).join(' '), c.rollouts, c.completed, c.unscored, c.judgeDroppedMaxScore, ...b.backbones.map((k) => c.byBackbone[k]), ...b.trajectories.map((k) => c.byTrajectory[k]), ...TAXONOMY_LABELS.map((l) => c.taxonomy[l]), ...UNIT_LABELS.map((l) => c.units?.[l] ?? null), ...costOf(c)]),
   );
 }
 
@@ -142,6 +152,8 @@ export function rolloutFlat(x: RolloutSummary): Record<string, unknown> {
     error: x.error ?? null,
     not_run: x.notRun ?? null,
     voided: x.voided ?? false,
+    cost_usd: x.costUsd ?? null,
+    cost_reason: x.costReason ?? null,
   };
 }
 

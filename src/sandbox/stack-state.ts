@@ -91,29 +91,31 @@ export async function downStack(rolloutKey: string): Promise<{ removed: { contai
           }),
       ),
     );
-    const nets = await d.listNetworks({ filters: rolloutFilter(key) });
-    let networks = 0;
-    for (const n of nets) {
-      await d
-        .getNetwork(n.Id)
-        .remove()
-        .then(() => networks++)
-        .catch((err: unknown) => {
-          if (!gone(err)) throw err;
-        });
-    }
-    const vols = (await d.listVolumes({ filters: rolloutFilter(key) })).Volumes ?? [];
-    let volumes = 0;
-    for (const v of vols) {
-      await d
-        .getVolume(v.Name)
-        .remove()
-        .then(() => volumes++)
-        .catch((err: unknown) => {
-          if (!gone(err)) throw err;
-        });
-    }
-    await removeStackFirewall(projectName(key));
+    // once the containers are gone, the networks (then their firewall chains) and the volumes are
+    // independent: removed side by side (bench/sweep-overhead.ts, teardown)
+    const dropNetworks = async (): Promise<number> => {
+      let networks = 0;
+      for (const n of await d.listNetworks({ filters: rolloutFilter(key) })) {
+        await d
+          .getNetwork(n.Id)
+          .remove()
+          .then(() => networks++)
+          .catch((err: unknown) => {
+            if (!gone(err)) throw err;
+          });
+      }
+      await removeStackFirewall(projectName(key));
+      return networks;
+    };
+    const dropVolumes = async (): Promise<number> => {
+      const vols = (await d.listVolumes({ filters: rolloutFilter(key) })).Volumes ?? [];
+      const done = await Promise.all(vols.map((v) => d.getVolume(v.Name).remove().then(() => 1).catch((err: unknown) => {
+        if (!gone(err)) throw err;
+        return 0;
+      })));
+      return done.reduce((a: number, b) => a + b, 0);
+    };
+    const [networks, volumes] = await Promise.all([dropNetworks(), dropVolumes()]);
     return { removed: { containers: removedC.reduce((a, b) => a + b, 0), networks, volumes } };
   } catch (err) {
     throw infra(`removing stack ${key}`, err);

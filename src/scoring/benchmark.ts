@@ -67,6 +67,7 @@ export function summarizeRollout(r: RolloutResult, origin: RolloutSummary['origi
     score,
     taxonomy: classifyRollout(backbonePcts(score), th),
     durationMs: r.timings?.totalMs,
+    ...(r.agentRun?.gateway ? { costUsd: r.agentRun.gateway.costUsd, costReason: r.agentRun.gateway.costReason } : {}),
   };
 }
 

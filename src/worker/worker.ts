@@ -5,6 +5,7 @@ import { log } from '../log';
 import { Client, Connection } from '@temporalio/client';
 import { startReaper } from './reaper';
 import { closeSharedBrowser } from '../primitives/browser-common';
+import { configureGovernor } from '../governor/client';
 
 let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;
 let runtimeInstalled = false;
@@ -54,6 +55,8 @@ export async function startWorker(opts: { address: string; namespace: string; ho
   if (opts.hostId) process.env.SAASBENCH_HOST_ID = hostId;
   process.env.SAASBENCH_CLUSTER_ID = `${opts.address}/${opts.namespace}`;
   installRuntime();
+  // the rate governor's workflows run on the shared queue; its client connects on first use only
+  configureGovernor({ address: opts.address, namespace: opts.namespace, taskQueue: sharedQueue });
   const connection = await NativeConnection.connect({ address: opts.address });
   const shared = await Worker.create({
     connection,

@@ -96,6 +96,7 @@ export async function rolloutWorkflow(raw: RolloutInput): Promise<RolloutResult>
     enter('agent');
     const agentStarted = Date.now();
     const agentRun = await runAgentOrRecord(host.agent, ref, input);
+    if (agentRun.governor) progress.governor = agentRun.governor;
     const agentMs = Date.now() - agentStarted;
 
     enter('evaluating');
@@ -109,7 +110,9 @@ export async function rolloutWorkflow(raw: RolloutInput): Promise<RolloutResult>
     const voided = integrity?.verdict === 'voided' ? { reason: `evaluator access in the transcript (${integrity.evaluatorHits} hit(s))`, original: computed.overall } : undefined;
     const score = voided ? voidScore(computed) : computed;
     progress.scorePct = score.overall.pct;
-    upsertSearchAttributes([{ key: SA.score, value: score.overall.pct ?? 0 }]);
+    // the gateway-metered cost rides in the same upsert (one command: recorded histories replay unchanged)
+    const costUsd = agentRun.gateway?.costUsd;
+    upsertSearchAttributes([{ key: SA.score, value: score.overall.pct ?? 0 }, ...(typeof costUsd === 'number' ? [{ key: SA.costUsd, value: costUsd }] : [])]);
 
     const result: RolloutResult = {
       workflowId, rolloutKey, taskId: input.taskId, agent: input.agent, model: input.model, repeat: input.repeat, sweep: input.sweep,

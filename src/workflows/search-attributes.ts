@@ -8,4 +8,6 @@ export const SA = {
   sweep: defineSearchAttributeKey('SaasbenchSweep', SearchAttributeType.KEYWORD),
   phase: defineSearchAttributeKey('SaasbenchPhase', SearchAttributeType.KEYWORD),
   score: defineSearchAttributeKey('SaasbenchScore', SearchAttributeType.DOUBLE),
+  /** the rollout's gateway-metered model cost in USD (set only when known; docs/gateway.md "Metering") */
+  costUsd: defineSearchAttributeKey('SaasbenchCostUsd', SearchAttributeType.DOUBLE),
 };

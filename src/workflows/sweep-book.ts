@@ -1,5 +1,6 @@
 import { computeBenchmark } from '../scoring/benchmark';
 import {
+  costCapReason,
   emptyCounts,
   planSweep,
   type LookupAnswer,
@@ -111,9 +112,36 @@ export class SweepBook {
     this.settle(e, { ...a.summary, origin: e.origin });
   }
 
-  /** the entries to start now: free lanes, unless stopping or about to continue as new */
+  /** metered cost of the finished rollouts (this submission's and reused ones; unknown costs count 0) */
+  spentUsd(): number {
+    let sum = 0;
+    for (const e of this.all()) if (typeof e.summary?.costUsd === 'number') sum += e.summary.costUsd;
+    return Math.round(sum * 1e6) / 1e6;
+  }
+
+  /**
+   * The cost cap (input.costCapUsd): once the finished rollouts cost that much, every pending
+   * rollout is recorded "not run: cost cap $X reached after $Y" (running ones finish). Decided
+   * from child results only, so replay sees the same decision. Returns how many it recorded.
+   */
+  applyCostCap(): number {
+    const cap = this.input.costCapUsd;
+    if (cap === undefined) return 0;
+    const spent = this.spentUsd();
+    if (spent < cap) return 0;
+    const pending = this.pending();
+    for (const e of pending) {
+      const { workflowId, rolloutKey, taskId, agent, model, repeat } = e.item;
+      Object.assign(e, { state: 'cancelled', finishedAt: Date.now(), summary: { workflowId, rolloutKey, taskId, agent, model, repeat, state: 'cancelled', origin: 'this-sweep', notRun: costCapReason(cap, spent) } });
+    }
+    if (pending.length) this.wake();
+    return pending.length;
+  }
+
+  /** the entries to start now: free lanes, unless stopping, over the cost cap, or about to continue as new */
   toStart(continueAsNewSuggested: boolean): Entry[] {
     if (this.stopping || this.continueAsNewDue(continueAsNewSuggested)) return [];
+    if (this.applyCostCap()) return [];
     const free = this.input.concurrency - this.running().length;
     return this.pending().slice(0, Math.max(0, free));
   }
@@ -196,6 +224,13 @@ export class SweepBook {
       reportDir: null,
       reportHost: null,
       input: this.input,
+      ...(this.input.costCapUsd !== undefined ? { costCap: this.costCapRecord(this.input.costCapUsd) } : {}),
     };
+  }
+
+  private costCapRecord(capUsd: number): NonNullable<SweepResult['costCap']> {
+    const notStarted = this.all().filter((e) => e.summary?.notRun?.startsWith('cost cap ')).length;
+    const spentUsd = this.spentUsd();
+    return { capUsd, spentUsd, reached: notStarted > 0 || spentUsd >= capUsd, notStarted };
   }
 }

@@ -105,6 +105,10 @@ async function rollout(agent: string, model: string, over: Partial<RolloutInput>
   return { r, report };
 }
 
+/** USD of gateway usage at per-million-token prices, to the millionth (as src/agents/metering.ts rounds) */
+const usd = (u: { input: number; cachedInput: number; output: number }, input: number, cached: number, output: number) =>
+  Math.round((((u.input - u.cachedInput) * input + u.cachedInput * cached + u.output * output) / 1e6) * 1e6) / 1e6;
+
 function assertRelayed(fake: FakeServer, key: string): void {
   const calls = fake.modelCalls();
   assert.ok(calls.length > 0, 'the fake saw model calls');
@@ -124,13 +128,28 @@ test('claude-code: the real CLI builds the tiny app through the relay; deploymen
   assertRelayed(anthropic, KEY_A);
   assert.ok(anthropic.modelCalls().every((c) => c.model === 'claude-fake-20261129'), 'the registry snapshot id is what the API sees');
   assert.ok(anthropic.modelCalls().every((c) => c.stream === true));
-  // thinking: the model-settings record says what Claude Code sends, and the fake saw exactly that
+  // settings: Claude Code sends adaptive thinking and no temperature (its record's `applied`,
+  // `agentCannotSet`); the gateway applies the registry's (fake-claude: no thinking, temperature 0)
+  // to every model call, and the report says what it overrode
   const ms = JSON.parse(readFileSync(join(r.runDir, 'agent', 'model-settings.json'), 'utf8'));
   assert.deepEqual(ms.applied.thinking, { type: 'adaptive' });
-  for (const c of anthropic.modelCalls()) assert.deepEqual((c.body as Record<string, unknown>).thinking, ms.applied.thinking, `model call ${c.modelCall} thinking`);
-  assert.ok(anthropic.modelCalls().every((c) => (c.body as Record<string, unknown>).temperature === undefined), 'Claude Code sends no temperature');
-  assert.ok(ms.notApplied.some((n: string) => /^temperature/.test(n)));
-  assert.deepEqual(report.modelSettingsNotApplied, ms.notApplied, 'the report lists what was not applied');
+  assert.equal(ms.appliedAt, 'gateway');
+  assert.deepEqual(ms.appliedAtGateway, { temperature: 0 });
+  assert.ok(ms.agentCannotSet.some((n: string) => /^temperature/.test(n)));
+  for (const c of anthropic.modelCalls()) {
+    const b = c.body as Record<string, unknown>;
+    assert.equal(b.thinking, undefined, `model call ${c.modelCall}: thinking removed at the gateway`);
+    assert.equal(b.temperature, 0, `model call ${c.modelCall}: temperature set at the gateway`);
+  }
+  assert.deepEqual(report.modelSettingsNotApplied, ms.notApplied, 'the report lists what nothing could apply');
+  const metered = report.agentRun.gateway;
+  assert.equal(metered.settings.requests, anthropic.modelCalls().length);
+  assert.equal(metered.settings.overridden.thinking.count, anthropic.modelCalls().length);
+  // metering: the fake's usage summed by the gateway, priced at the fixture's $3 / $0.30 / $15 per MTok
+  assert.equal(metered.usage.requests, anthropic.modelCalls().length);
+  const u = metered.usage;
+  assert.equal(report.costUsd, usd(u, 3, 0.3, 15));
+  assert.ok(report.costUsd > 0);
   // what the report says about the agent
   assert.equal(report.trajectory.toolCalls, 2);
   assert.equal(report.trajectory.commands, 2);
@@ -156,6 +175,14 @@ test('claude-code: the real CLI builds the tiny app through the relay; deploymen
   assert.deepEqual(atif.steps.map((s: any) => s.step_id), atif.steps.map((_: unknown, i: number) => i + 1));
   assert.equal(atif.steps[0].source, 'user');
   assert.ok(atif.steps.some((s: any) => s.tool_calls?.[0]?.function_name === 'Bash' && s.observation?.results?.[0]?.source_call_id === s.tool_calls[0].tool_call_id));
+  // the relay's per-request log, and the rollout page's view of the run rendered from the ATIF file
+  const gw = readFileSync(join(r.runDir, 'agent', 'gateway-log.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+  assert.equal(gw.length, anthropic.modelCalls().length, 'one gateway-log line per model call');
+  assert.ok(gw.every((e: any) => e.status === 200 && e.protocol === 'anthropic' && e.ms >= 0));
+  const page = readFileSync(join(r.runDir, 'report.html'), 'utf8');
+  assert.match(page, /<h2 id="agent-run">Agent run<\/h2>/);
+  assert.match(page, /<span class="tool">Bash<\/span>/);
+  assert.match(page, new RegExp(`gateway log: ${gw.length} model requests`));
 });
 
 test('codex: the real CLI builds the tiny app through the relay (Responses API); deployment passes', async () => {
@@ -179,6 +206,10 @@ test('codex: the real CLI builds the tiny app through the relay (Responses API);
   assert.equal(settings.applied.model_reasoning_effort, 'high');
   for (const c of openai.modelCalls()) assert.equal(((c.body as Record<string, any>).reasoning ?? {}).effort, 'high', `model call ${c.modelCall} reasoning ${JSON.stringify((c.body as Record<string, any>).reasoning)}`);
   assert.doesNotMatch(settings.configToml, /sk-/, 'no credential in the config');
+  // metering works for Codex too (it reports no cost itself): the gateway's usage × the fixture's price
+  const u = report.agentRun.gateway.usage;
+  assert.ok(u.requests > 0 && u.input > 0);
+  assert.equal(report.costUsd, usd(u, 1.25, 0.125, 10));
 });
 
 test('claude-code: 529 overloaded mid-run → exactly one retry after the configured backoff, then success', async () => {

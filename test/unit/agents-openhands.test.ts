@@ -12,6 +12,7 @@ import { parse } from 'smol-toml';
 const parseToml = (text: string): Record<string, unknown> => JSON.parse(JSON.stringify(parse(text)));
 import { LLM_CONFIG_NAME, litellmModel, openhandsAgent, openhandsConfig, openhandsNotApplied, openhandsTask } from '../../src/agents/openhands';
 import { openhandsTrajectory, trajectoryFromStdout } from '../../src/agents/openhands/trajectory';
+import { toAtif } from '../../src/agents/trajectory/atif';
 import type { AgentContext } from '../../src/agents/types';
 
 const raw = readFileSync(join(repoRoot(), 'test', 'fixtures', 'agents', 'openhands-1.6.0-trajectory.json'), 'utf8');
@@ -93,6 +94,33 @@ test('openhands trajectory: actions become tool calls with their observations; u
   assert.ok(t.totals.inputTokens > 0 && t.totals.outputTokens > 0);
   assert.equal(t.attempts[0].completed, true);
   assert.ok(t.steps.some((s) => s.kind === 'user'), 'the user message is kept; system/recall are not steps');
+});
+
+test('openhands trajectory: per-turn usage and cost from the cumulative llm_metrics, into ATIF step metrics', () => {
+  const events = trajectoryFromStdout(stdout, BEGIN, END)!;
+  const out = { attempt: 1, exitCode: 0, stdout, stderr: '' };
+  const t = openhandsTrajectory([{ attempt: out, events }], { model: 'fake-chat', prompt: 'p', agentVersion: '1.6.0' });
+  const used = t.steps.flatMap((s) => (s.kind === 'agent' && s.usage ? [s.usage] : []));
+  // the fixture's cumulative prompt/completion tokens: 300/40, 601/81, 903/123
+  assert.deepEqual(used.map((u) => [u.inputTokens, u.outputTokens]), [[300, 40], [301, 41], [302, 42]]);
+  assert.equal(used.reduce((n, u) => n + u.inputTokens, 0), t.totals.inputTokens, 'the turns add up to the run');
+  // a second attempt starts its own count; an event whose metrics did not grow (a second action of
+  // one response) gets no usage of its own; cost is the growth of accumulated_cost
+  const lm = (p: number, c: number, usd: number) => ({ accumulated_cost: usd, accumulated_token_usage: { prompt_tokens: p, completion_tokens: c, cache_read_tokens: p / 2 } });
+  const run = (id: number, m?: object) => ({ id, source: 'agent', action: 'run', args: { command: `echo ${id}` }, ...(m ? { llm_metrics: m } : {}) });
+  const second = [run(1, lm(100, 10, 0.01)), run(2, lm(100, 10, 0.01)), run(3, lm(250, 30, 0.04))];
+  const t2 = openhandsTrajectory([{ attempt: out, events }, { attempt: { ...out, attempt: 2 }, events: second }], { model: 'm', prompt: 'p', agentVersion: null });
+  const steps2 = t2.steps.filter((s) => s.kind === 'agent' && s.attempt === 2);
+  assert.deepEqual(steps2.map((s) => (s.kind === 'agent' ? s.usage : null)), [
+    { inputTokens: 100, outputTokens: 10, cachedInputTokens: 50, costUsd: 0.01 },
+    undefined,
+    { inputTokens: 150, outputTokens: 20, cachedInputTokens: 75, costUsd: 0.03 },
+  ]);
+  const atif = toAtif(t2);
+  const metrics = atif.steps.filter((s) => s.extra?.attempt === 2).map((s) => s.metrics);
+  assert.deepEqual(metrics[0], { prompt_tokens: 100, completion_tokens: 10, cached_tokens: 50, cost_usd: 0.01 });
+  assert.equal(metrics[1], undefined);
+  assert.ok(Math.abs(metrics[2]!.cost_usd! - 0.03) < 1e-9);
 });
 
 test('openhands: no trajectory printed (killed) → not completed; LiteLLM overload errors are transient', () => {

@@ -47,6 +47,7 @@ test('the shipped temporal-dev.yml parses with the documented values', () => {
     SaasbenchSweep: 'Keyword',
     SaasbenchPhase: 'Keyword',
     SaasbenchScore: 'Double',
+    SaasbenchCostUsd: 'Double',
   });
 });
 
@@ -100,8 +101,9 @@ test('overrides and path resolution; start-dev argv carries ports, db and search
   assert.equal(flag('--db-filename'), cfg.dbFile);
   assert.equal(flag('--ip'), '127.0.0.1');
   const attrs = args.filter((_, i) => args[i - 1] === '--search-attribute');
-  assert.equal(attrs.length, 6);
+  assert.equal(attrs.length, 7);
   assert.ok(attrs.includes('SaasbenchScore=Double'));
+  assert.ok(attrs.includes('SaasbenchCostUsd=Double'));
 });
 
 test('TEMPORAL_ADDRESS short-circuits: nothing is started or probed', async () => {

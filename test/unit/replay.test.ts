@@ -32,3 +32,22 @@ for (const f of files) {
     await Worker.runReplayHistory({ workflowBundle: bundle, replayName: f }, history, workflowIds[f]);
   });
 }
+
+// A rollout recorded before metering, whose agent result now carries a gateway cost: the cost
+// rides in the score's upsert (one command), so the recorded history still replays.
+test('a history recorded before metering replays when the agent result carries a cost (SaasbenchCostUsd upsert)', async () => {
+  const raw = JSON.parse(readFileSync(join(dir, 'tiny-noop.json'), 'utf8')) as { events: Record<string, any>[] };
+  const sched = new Map(raw.events.filter((e) => e.activityTaskScheduledEventAttributes).map((e) => [String(e.eventId), e.activityTaskScheduledEventAttributes.activityType.name as string]));
+  let patched = 0;
+  for (const e of raw.events) {
+    const a = e.activityTaskCompletedEventAttributes;
+    if (!a || sched.get(String(a.scheduledEventId)) !== 'runAgent') continue;
+    const p = a.result.payloads[0];
+    const run = JSON.parse(Buffer.from(p.data, 'base64').toString('utf8'));
+    run.gateway = { usage: { requests: 1, input: 10, cachedInput: 0, output: 1, reasoning: 0 }, costUsd: 0.25, costReason: null, price: null, settings: null };
+    p.data = Buffer.from(JSON.stringify(run)).toString('base64');
+    patched++;
+  }
+  assert.equal(patched, 1);
+  await Worker.runReplayHistory({ workflowBundle: bundle, replayName: 'tiny-noop+cost' }, historyFromJSON(raw));
+});

@@ -69,3 +69,38 @@ test('stop: drain starts nothing more and finishes when running ones end; cancel
   assert.equal(r.counts.cancelled, 1);
   assert.equal(r.counts.pending, 3);
 });
+
+test('cost cap: reused rollouts count, unknown costs count 0, the cap survives continue-as-new', () => {
+  const b = new SweepBook(input({ repeats: 4, concurrency: 1, costCapUsd: 1 }), 'sweep/b');
+  b.plan(tasks);
+  const [a, c] = b.all();
+  // an earlier submission's rollout (reused) of known cost, one of unknown cost
+  b.existing({ workflowId: a.item.workflowId, state: 'completed', summary: { ...done(a.item.workflowId), costUsd: 0.6 } });
+  b.existing({ workflowId: c.item.workflowId, state: 'completed', summary: { ...done(c.item.workflowId), costUsd: null, costReason: 'no price' } });
+  assert.equal(b.spentUsd(), 0.6);
+  const next = b.toStart(false);
+  assert.equal(next.length, 1, 'under the cap: starts');
+  b.starts(next[0]);
+  b.started();
+  b.settle(next[0], { ...done(next[0].item.workflowId), costUsd: 0.5 });
+  assert.deepEqual(b.toStart(false), [], 'over the cap: nothing starts');
+  const last = b.all()[3];
+  assert.equal(last.state, 'cancelled');
+  assert.equal(last.summary?.notRun, 'cost cap $1.00 reached after $1.10');
+  assert.equal(b.finished(), true);
+  assert.deepEqual(b.result('done').costCap, { capUsd: 1, spentUsd: 1.1, reached: true, notStarted: 1 });
+  // handed over: the next run knows the not-run one and its reason
+  const again = new SweepBook(b.input, 'sweep/b', b.carryOver());
+  again.plan(tasks);
+  assert.equal(again.all()[3].summary?.notRun, 'cost cap $1.00 reached after $1.10');
+  assert.deepEqual(again.toStart(false), []);
+});
+
+test('no cost cap: costs are recorded, starts are not limited', () => {
+  const b = new SweepBook(input({ repeats: 2, concurrency: 2 }), 'sweep/b');
+  b.plan(tasks);
+  const [a] = b.all();
+  b.existing({ workflowId: a.item.workflowId, state: 'completed', summary: { ...done(a.item.workflowId), costUsd: 1e6 } });
+  assert.equal(b.toStart(false).length, 1);
+  assert.equal(b.result('done').costCap, undefined);
+});

@@ -1,7 +1,8 @@
 /**
  * sweepWorkflow branches on the time-skipping test server: the real sweep and rollout workflows,
  * every activity stubbed (no Docker). A misconfigured agent is "not run" and out of the averages;
- * continue-as-new hands running rollouts over; stop with cancelRunning cancels them.
+ * continue-as-new hands running rollouts over; stop with cancelRunning cancels them; the cost cap
+ * stops new starts.
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -18,6 +19,7 @@ import { leaderboardText, sweepBenchmark } from '../../src/report/sweep-export';
 import { ImageMissingError } from '../../src/sandbox/errors';
 import type * as activities from '../../src/activities';
 import { timeSkipping } from '../helpers/temporal';
+import { SA } from '../../src/workflows/search-attributes';
 
 let env: TestWorkflowEnvironment;
 let bundle: WorkflowBundle;
@@ -40,7 +42,7 @@ type Acts = typeof activities;
 async function runSweep(
   over: Partial<SweepInputRaw>,
   agentBehaviour: (agent: string) => Promise<AgentRunSummary>,
-  during?: (h: { signal(req?: { cancelRunning?: boolean }): Promise<void>; cancel(): Promise<unknown> }) => Promise<void>,
+  during?: (h: { signal(req?: { cancelRunning?: boolean }): Promise<void>; cancel(): Promise<unknown>; started(n: number): Promise<void> }) => Promise<void>,
   /** activities replaced for one test (e.g. tasks resolved, a provision that fails) */
   actsOver: Partial<Acts> = {},
 ): Promise<{ result: SweepResult; started: string[]; tornDown: number }> {
@@ -83,7 +85,12 @@ async function runSweep(
   const input: SweepInputRaw = { name, tasks: ['tasks/t1'], agents: ['oracle'], repeats: 1, concurrency: 4, taskQueue, evaluation: { parallelism: 1, judge: { enabled: false, model: 'none' } }, ...over };
   const result = await worker.runUntil(async () => {
     const h = await env.client.workflow.start(sweepWorkflow, { taskQueue, workflowId: sweepWorkflowId(name), args: [input] });
-    if (during) await during({ signal: (req) => h.signal(stopSweepSignal, req), cancel: () => h.cancel() });
+    // `started(n)` waits for the n-th provision: on a loaded machine a fixed real-time delay can
+    // signal before the first rollout was started, and the test would measure the machine
+    const startedN = async (k: number) => {
+      while (started.length < k) await new Promise((r) => setTimeout(r, 50));
+    };
+    if (during) await during({ signal: (req) => h.signal(stopSweepSignal, req), cancel: () => h.cancel(), started: startedN });
     return h.result();
   });
   return { result, started, tornDown };
@@ -151,7 +158,8 @@ test('stop {cancelRunning}: running rollouts are cancelled (teardown runs), noth
       }
     },
     async (h) => {
-      await new Promise((r) => setTimeout(r, 1500));
+      await h.started(1);
+      await new Promise((r) => setTimeout(r, 300));
       await h.signal({ cancelRunning: true });
     },
   );
@@ -169,7 +177,7 @@ test('stop (drain): the running rollout finishes and is scored, nothing new star
       return completed(agent);
     },
     async (h) => {
-      await new Promise((r) => setTimeout(r, 700));
+      await h.started(1);
       await h.signal({});
     },
   );
@@ -192,7 +200,8 @@ test('cancelling the sweep cancels its running rollouts (each tears down), write
         }
       },
       async (h) => {
-        await new Promise((r) => setTimeout(r, 1500));
+        await h.started(2);
+        await new Promise((r) => setTimeout(r, 300));
         await h.cancel();
       },
     ).catch((e) => {
@@ -202,4 +211,21 @@ test('cancelling the sweep cancels its running rollouts (each tears down), write
   );
   assert.equal(failureType(outcome), 'CancelledFailure');
   assert.equal(lastTornDown, 2, 'both running rollouts tore down');
+});
+
+test('cost cap: once the finished rollouts cost $1, nothing new starts; the rest are "not run: cost cap …"; each rollout carries SaasbenchCostUsd', async () => {
+  const metered = (agent: string): AgentRunSummary => ({ ...completed(agent), gateway: { usage: { requests: 1, input: 1000, cachedInput: 0, output: 10, reasoning: 0 }, costUsd: 0.4, costReason: null, price: null, settings: null } });
+  const { result, started } = await runSweep({ repeats: 5, concurrency: 1, costCapUsd: 1 }, async (agent) => metered(agent));
+  // concurrency 1: $0.40, $0.80, $1.20 ≥ $1 → two never start
+  assert.equal(started.length, 3);
+  assert.equal(result.counts.completed, 3);
+  const notRun = result.rollouts.filter((r) => r.notRun);
+  assert.deepEqual(notRun.map((r) => [r.repeat, r.notRun]), [[3, 'cost cap $1.00 reached after $1.20'], [4, 'cost cap $1.00 reached after $1.20']]);
+  assert.ok(notRun.every((r) => r.score === undefined), 'never scored');
+  assert.deepEqual(result.costCap, { capUsd: 1, spentUsd: 1.2, reached: true, notStarted: 2 });
+  assert.equal(result.rollouts.filter((r) => r.costUsd === 0.4).length, 3, 'the summaries carry the child results\' cost');
+  const first = result.rollouts.find((r) => r.repeat === 0)!;
+  const d = await env.client.workflow.getHandle(first.workflowId).describe();
+  assert.equal(d.typedSearchAttributes.get(SA.costUsd), 0.4);
+  assert.equal(result.benchmark.configs[0].completed, 3, 'the not-run rollouts are out of the averages');
 });

@@ -33,9 +33,29 @@ export function openhandsTrajectory(attempts: { attempt: AttemptOutput; events: 
     let metrics: Record<string, unknown> | undefined;
     let finished = false;
     let error: string | null = null;
+    // llm_metrics are cumulative per attempt: the step an event with metrics pushed gets the growth
+    // since the previous metrics as its own usage (settled at the next event, as the body may `continue`)
+    let prev = { i: 0, o: 0, c: 0, usd: 0 };
+    let pending: { at: number; lm: Record<string, unknown> } | null = null;
+    const settle = () => {
+      const step = pending ? t.steps[pending.at] : undefined;
+      if (pending && step?.kind === 'agent') {
+        const u = asRecord(pending.lm.accumulated_token_usage);
+        const now = { i: asNumber(u.prompt_tokens), o: asNumber(u.completion_tokens), c: asNumber(u.cache_read_tokens), usd: asNumber(pending.lm.accumulated_cost) };
+        if (now.i > prev.i || now.o > prev.o) {
+          step.usage = { inputTokens: Math.max(0, now.i - prev.i), outputTokens: Math.max(0, now.o - prev.o), cachedInputTokens: Math.max(0, now.c - prev.c), ...(typeof pending.lm.accumulated_cost === 'number' ? { costUsd: Math.max(0, now.usd - prev.usd) } : {}) };
+        }
+        prev = now;
+      }
+      pending = null;
+    };
     for (const e of events ?? []) {
+      settle();
       const lm = asRecord(e.llm_metrics);
-      if (Object.keys(lm).length) metrics = lm;
+      if (Object.keys(lm).length) {
+        metrics = lm;
+        pending = { at: t.steps.length, lm };
+      }
       const ts = asString(e.timestamp);
       if (typeof e.action === 'string') {
         const args = asRecord(e.args);
@@ -84,6 +104,7 @@ export function openhandsTrajectory(attempts: { attempt: AttemptOutput; events: 
         if (e.observation === 'error') c.isError = true;
       }
     }
+    settle();
     if (metrics) {
       const u = asRecord(metrics.accumulated_token_usage);
       t.totals.inputTokens += asNumber(u.prompt_tokens);

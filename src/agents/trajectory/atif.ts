@@ -60,7 +60,7 @@ export function toAtif(t: Trajectory, extra: Record<string, unknown> = {}): Atif
       }
       if (s.usage) {
         const cached = s.usage.cachedInputTokens ?? 0;
-        step.metrics = { prompt_tokens: s.usage.inputTokens, completion_tokens: s.usage.outputTokens, ...(cached ? { cached_tokens: cached } : {}) };
+        step.metrics = { prompt_tokens: s.usage.inputTokens, completion_tokens: s.usage.outputTokens, ...(cached ? { cached_tokens: cached } : {}), ...(s.usage.costUsd !== undefined ? { cost_usd: s.usage.costUsd } : {}) };
       }
       steps.push(step);
     }

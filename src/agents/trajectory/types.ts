@@ -48,7 +48,8 @@ export type TrajectoryStep =
       text: string;
       reasoning?: string;
       toolCalls: ToolCall[];
-      usage?: { inputTokens: number; outputTokens: number; cachedInputTokens?: number };
+      /** this turn's own usage, when the agent reports it per turn; costUsd when it reports cost per turn */
+      usage?: { inputTokens: number; outputTokens: number; cachedInputTokens?: number; costUsd?: number };
     }
   | { kind: 'system'; attempt: number; text: string; timestamp?: string };
 

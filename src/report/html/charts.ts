@@ -35,7 +35,22 @@ const BASE_CONFIG = {
 };
 
 /** Render a Vega-Lite spec to an SVG string. */
+// Rendered charts by spec: a sweep's rollouts often draw the very same chart (every noop rollout of a
+// task, say), and vega's compile + parse + SVG costs ~0.3 s a chart (bench/sweep-overhead.ts, persist).
+const rendered = new Map<string, string>();
+const RENDERED_MAX = 256;
+
 export async function renderChart(spec: Spec): Promise<string> {
+  const key = JSON.stringify(spec);
+  const hit = rendered.get(key);
+  if (hit !== undefined) return hit;
+  const svg = await renderChartUncached(spec);
+  if (rendered.size >= RENDERED_MAX) rendered.delete(rendered.keys().next().value!);
+  rendered.set(key, svg);
+  return svg;
+}
+
+async function renderChartUncached(spec: Spec): Promise<string> {
   const { vega, vl } = await load();
   const compiled = vl.compile({ $schema: 'https://vega.github.io/schema/vega-lite/v6.json', config: BASE_CONFIG, background: 'white', ...spec }).spec;
   const view = new vega.View(vega.parse(compiled), { renderer: 'none' });

@@ -62,6 +62,17 @@ details.node{background:#fff;border:1px solid var(--line);margin:4px 0;padding:4
 details.node>summary{cursor:pointer}
 details.node .msg{color:var(--muted)}
 pre{background:#f6f6f6;border:1px solid #eee;padding:6px;margin:4px 0;max-height:320px;overflow:auto;font-size:12px;white-space:pre-wrap;word-break:break-word}
+.turn{background:#fff;border:1px solid var(--line);border-left:4px solid #4c78a8;margin:6px 0;padding:4px 8px}
+.turn.src-user{border-left-color:#54a24b}.turn.src-system{border-left-color:#bab0ac}
+.turn-h .tok{color:var(--muted);font-size:12px;margin-left:6px}
+.turn pre.say{background:none;border:0;font:inherit;padding:0;max-height:none}
+.call{border-top:1px dashed var(--line);margin-top:4px;padding-top:4px}
+.call .tool{font-weight:600;font-family:ui-monospace,monospace}
+.attempt-mark{margin:14px 0 4px;padding:4px 8px;background:#fff4e5;border:1px solid #f5c27a}
+.attempt-mark.am-resume{background:#e8f0fe;border-color:#8ab4f8}
+.elided{margin:10px 0;padding:6px 8px;background:#f0f0f0;border:1px dashed #bbb;text-align:center}
+.problem{color:#8a1b17}
+.badge.src-agent{background:#dde8f5}.badge.src-user{background:#dcefd9}
 img.shot{max-width:100%;border:1px solid var(--line);margin:4px 0}
 .small{font-size:12px;color:var(--muted)}
 a{color:#0b57d0}

@@ -3,7 +3,10 @@ import { join } from 'node:path';
 import { BACKBONES } from '../../scoring/backbone';
 import { classifyRollout, DEFAULT_THRESHOLDS, type TaxonomyThresholds } from '../../scoring/taxonomy';
 import type { ScoreCell, TaskScore } from '../../model/scores';
+import { fmtUsd, type GatewayRunRecord } from '../../model/cost';
 import { barSpec, renderChart } from './charts';
+import { readTrajectoryInputs } from './trajectory-read';
+import { trajectorySection } from './trajectory-section';
 import { chartBox, esc, fmtMs, fmtPct, page, pctCell, statusBadge, table, taxonomyBadge } from './page';
 
 /** The parts of a run folder's report.json (written by persistResults) this page reads. */
@@ -17,7 +20,7 @@ export interface RolloutReportFile extends Omit<TaskScore, 'statusCounts'> {
   repeat: number;
   sweep: string;
   host: string;
-  agentRun?: { exitReason: string; message: string; attempts?: number; agentSeconds?: number };
+  agentRun?: { exitReason: string; message: string; attempts?: number; agentSeconds?: number; gateway?: GatewayRunRecord };
   statusCounts: Record<string, number>;
   timings?: { provisionMs: number; agentMs: number; evaluationMs: number; totalMs: number };
   finishedAt?: string;
@@ -77,6 +80,22 @@ const pct = (c: ScoreCell | undefined) => (c ? c.pct : null);
 const orderedBackbones = (m: Record<string, ScoreCell>) =>
   Object.entries(m).sort(([a], [b]) => ((BACKBONES as readonly string[]).indexOf(a) + 99) % 99 - ((BACKBONES as readonly string[]).indexOf(b) + 99) % 99 || a.localeCompare(b));
 
+/** Tokens, cost and the settings the gateway applied, as one meta row (nothing for agents without a model). */
+function modelCallsRow(g: GatewayRunRecord | undefined): string {
+  if (!g) return '';
+  const u = g.usage;
+  const price = g.price ? ` at $${g.price.inputPerMTok}/$${g.price.cachedInputPerMTok ?? '–'}/$${g.price.outputPerMTok} per MTok (input/cached/output, list price of ${g.price.asOf})` : '';
+  const cost = `<b>${esc(fmtUsd(g.costUsd))}</b>${esc(price)}${g.costReason ? ` <span class="small">${esc(g.costReason)}</span>` : ''}`;
+  const tokens = `${u.requests} answers · input ${u.input} (cached ${u.cachedInput}) · output ${u.output} (reasoning ${u.reasoning})`;
+  const s = g.settings;
+  const settings = s
+    ? `applied at the gateway to ${s.requests} request(s): <code>${esc(JSON.stringify(s.applied))}</code>${Object.keys(s.overridden).length ? ` · overrode the agent's ${Object.entries(s.overridden).map(([k, o]) => `${esc(k)} (${o.count}×, sent ${esc(o.agentSent.map((v) => JSON.stringify(v)).join(', '))})`).join('; ')}` : ''}${s.notApplicable.length ? ` · not applicable: ${esc(s.notApplicable.join('; '))}` : ''}`
+    : 'none';
+  return `<dt>model cost</dt><dd>${cost}</dd>
+<dt>model tokens</dt><dd>${esc(tokens)}</dd>
+<dt>model settings</dt><dd>${settings}</dd>`;
+}
+
 /** The rollout's HTML report (written next to report.json as report.html; links are relative to the run folder). */
 export async function renderRolloutHtml(runDir: string, th: TaxonomyThresholds = DEFAULT_THRESHOLDS): Promise<string> {
   const r = JSON.parse(readFileSync(join(runDir, 'report.json'), 'utf8')) as RolloutReportFile;
@@ -89,6 +108,9 @@ export async function renderRolloutHtml(runDir: string, th: TaxonomyThresholds =
     await renderChart(barSpec('Per backbone', orderedBackbones(r.byBackbone).map(([k, c]) => ({ label: k, value: c.pct })))),
     await renderChart(barSpec('Per category', Object.entries(r.byCategory).map(([k, c]) => ({ label: k, value: c.pct })), { color: '#72b7b2' })),
   ];
+  // the agent's run, from trajectory.atif.json and the relay's files (trajectory-section.ts)
+  const run = trajectorySection(readTrajectoryInputs(runDir), r.timings);
+  if (run.timeline) charts.push(await renderChart(run.timeline));
 
   const out: string[] = [];
   out.push(`<h1>${esc(r.task)} · ${esc(r.agent)} · ${esc(r.model)} · repeat ${r.repeat}</h1>`);
@@ -96,7 +118,8 @@ export async function renderRolloutHtml(runDir: string, th: TaxonomyThresholds =
 <dt>task score S<sub>t</sub></dt><dd><b>${fmtPct(r.overall.pct)}</b> (${r.overall.score}/${r.overall.maxScore}) · non-LLM subscore ${fmtPct(r.nonLlm.pct)} · judge maxScore dropped ${r.judgeDroppedMaxScore}</dd>
 <dt>failure taxonomy</dt><dd>${taxonomyBadge(tax.label, tax.reason)} ${esc(tax.reason)}</dd>
 <dt>workflow</dt><dd><code>${esc(r.workflowId)}</code> · sweep <code>${esc(r.sweep)}</code> · host <code>${esc(r.host)}</code></dd>
-<dt>agent</dt><dd>${esc(r.agentRun?.exitReason ?? '–')} — ${esc(r.agentRun?.message ?? '')}</dd>
+<dt>agent</dt><dd>${esc(r.agentRun?.exitReason ?? '–')} — ${esc(r.agentRun?.message ?? '')} · <a href="#agent-run">the agent's run</a></dd>
+${modelCallsRow(r.agentRun?.gateway)}
 <dt>timings</dt><dd>provision ${fmtMs(r.timings?.provisionMs)}, agent ${fmtMs(r.timings?.agentMs)}, evaluation ${fmtMs(r.timings?.evaluationMs)}, total ${fmtMs(r.timings?.totalMs)}</dd>
 <dt>nodes</dt><dd>${Object.entries(r.statusCounts).map(([s, n]) => `${statusBadge(s)} ${n}`).join(' ')}</dd>
 </dl>`);
@@ -126,5 +149,6 @@ ${n.error !== undefined ? `<div class="small">error</div>${json(n.error)}` : ''}
 ${shots.map((s) => `<div><img class="shot" loading="lazy" alt="${esc(s)}" src="${esc(s.split('/').map(encodeURIComponent).join('/'))}"></div>`).join('')}
 </details>`);
   }
+  out.push(run.html);
   return page(`saasbench ${r.task} ${r.agent} ${r.model} #${r.repeat}`, out.join('\n'));
 }

@@ -3,6 +3,8 @@ import { TAXONOMY_MEANING } from '../../scoring/taxonomy';
 import { TAXONOMY_LABELS } from '../../model/scores';
 import type { SweepResult } from '../../model/sweep';
 import { barSpec, groupedBarSpec, heatmapSpec, renderChart, taxonomySpec } from './charts';
+import { COST_HEADER, costCells, configCosts, costLine, hasCost } from '../cost';
+import { fmtUsd } from '../../model/cost';
 import { chartBox, esc, fmtMs, fmtPct, page, pctCell, statusBadge, table, taxonomyBadge } from './page';
 
 export const configLabel = (c: { agent: string; model: string }) => (c.model === 'none' ? c.agent : `${c.agent} / ${c.model}`);
@@ -45,14 +47,16 @@ export async function renderSweepHtml(r: SweepResult, links: Record<string, stri
 <dt>reused</dt><dd>${r.rollouts.filter((x) => x.origin === 'earlier').length} rollouts found finished from an earlier submission (not run again)</dd>
 <dt>tasks</dt><dd>${r.tasks.map((t) => `${esc(t.id)} <span class="small">(${t.nodes} nodes, max ${t.maxScore})</span>`).join(', ')}</dd>
 <dt>agents × models</dt><dd>${esc(series.join(', ') || '–')} · repeats ${r.input.repeats} · concurrency ${r.input.concurrency}</dd>
+${costLine(r) ? `<dt>cost</dt><dd>${esc(costLine(r)!)}</dd>` : ''}
 <dt>judge</dt><dd>${r.input.evaluation.judge.enabled ? esc(r.input.evaluation.judge.model) : 'disabled (llm-judge nodes are SKIPPED_LLM)'}</dd>
 <dt>time</dt><dd>${esc(new Date(r.startedAt).toISOString())} → ${esc(new Date(r.finishedAt).toISOString())} (${fmtMs(r.finishedAt - r.startedAt)})</dd>
 </dl>`);
 
+  const costs = hasCost(r.rollouts) ? configCosts(r.rollouts, b) : null;
   out.push('<h2>Leaderboard</h2>');
   out.push(
     table(
-      ['#', 'agent', 'model', 'score (Pass@1)', 'non-LLM', 'Best@k', '± repeats', 'tasks', 'rollouts', 'unscored', ...TAXONOMY_LABELS],
+      ['#', 'agent', 'model', 'score (Pass@1)', 'non-LLM', 'Best@k', '± repeats', 'tasks', 'rollouts', 'unscored', ...TAXONOMY_LABELS, ...(costs ? COST_HEADER : [])],
       configs.map((x) => [
         `<td class="num">${x.rank}</td>`,
         esc(x.agent),
@@ -65,11 +69,12 @@ export async function renderSweepHtml(r: SweepResult, links: Record<string, stri
         `<td class="num">${x.completed}/${x.rollouts}</td>`,
         `<td class="num">${x.unscored}</td>`,
         ...TAXONOMY_LABELS.map((l) => `<td class="num">${x.taxonomy[l] || ''}</td>`),
+        ...(costs ? costCells(costs, x).map((v) => `<td class="num">${esc(v ?? '–')}</td>`) : []),
       ]),
       'leaderboard',
     ),
   );
-  out.push(`<p class="small">${esc(b.rule)}.</p>`);
+  out.push(`<p class="small">${esc(b.rule)}.${costs ? ' Cost: gateway-metered USD at the registry\'s dated list prices (docs/gateway.md); $/point = cost per rollout ÷ score; * = rollouts of unknown cost left out.' : ''}</p>`);
   out.push(`<div class="charts">${charts.map(chartBox).join('')}</div>`);
 
   const matrix = (title: string, keys: string[], get: (x: (typeof configs)[number], k: string) => number | null) => {
@@ -107,19 +112,20 @@ export async function renderSweepHtml(r: SweepResult, links: Record<string, stri
   const sorted = [...r.rollouts].sort((a, z) => a.taskId.localeCompare(z.taskId) || a.agent.localeCompare(z.agent) || a.model.localeCompare(z.model) || a.repeat - z.repeat);
   out.push(
     table(
-      ['task', 'agent', 'model', '#', 'state', 'score', 'non-LLM', ...b.backbones.slice(0, 6), 'taxonomy', 'host', 'time', 'report'],
+      ['task', 'agent', 'model', '#', 'state', 'score', 'non-LLM', ...b.backbones.slice(0, 6), 'taxonomy', 'host', 'time', ...(costs ? ['cost'] : []), 'report'],
       sorted.map((x) => [
         esc(x.taskId),
         esc(x.agent),
         esc(x.model),
         `<td class="num">${x.repeat}</td>`,
-        `${statusBadge(x.state)}${x.notRun ? ' <span class="small">not run</span>' : ''}${x.voided ? ' <span class="small">voided</span>' : ''}${x.origin === 'earlier' ? ' <span class="small">reused</span>' : ''}${x.error ? `<div class="small">${esc(x.error.slice(0, 200))}</div>` : ''}`,
+        `${statusBadge(x.state)}${x.notRun ? ` <span class="small">not run: ${esc(x.notRun)}</span>` : ''}${x.voided ? ' <span class="small">voided</span>' : ''}${x.origin === 'earlier' ? ' <span class="small">reused</span>' : ''}${x.error ? `<div class="small">${esc(x.error.slice(0, 200))}</div>` : ''}`,
         pctCell(x.score ? pctOf(x.score.overall) : null),
         pctCell(x.score ? pctOf(x.score.nonLlm) : null),
         ...b.backbones.slice(0, 6).map((k) => pctCell(x.score ? pctOf(x.score.byBackbone[k]) : null)),
         x.taxonomy ? `${taxonomyBadge(x.taxonomy.label, x.taxonomy.reason)} <span class="small">${esc(x.taxonomy.reason)}</span>` : '–',
         esc(x.host ?? '–'),
         `<td class="num">${fmtMs(x.durationMs)}</td>`,
+        ...(costs ? [`<td class="num"${x.costReason ? ` title="${esc(x.costReason)}"` : ''}>${esc(fmtUsd(x.costUsd))}</td>`] : []),
         links[x.workflowId] ? `<a href="${esc(links[x.workflowId])}">report</a>` : '<span class="small">–</span>',
       ]),
     ),

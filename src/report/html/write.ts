@@ -39,7 +39,7 @@ export async function writeSweepReport(r: SweepResult, dir: string): Promise<{ d
   }
   writeJson(join(dir, 'sweep.json'), r);
   writeAtomic(join(dir, 'summary.md'), sweepMarkdown(r));
-  writeAtomic(join(dir, 'leaderboard.csv'), leaderboardCsv(r.benchmark));
+  writeAtomic(join(dir, 'leaderboard.csv'), leaderboardCsv(r.benchmark, r.rollouts));
   writeAtomic(join(dir, 'groups.csv'), groupsCsv(r.benchmark));
   writeAtomic(join(dir, 'rollouts.csv'), rolloutsCsv(r.rollouts));
   writeAtomic(join(dir, 'rollouts.jsonl'), rolloutsJsonl(r.rollouts));
