@@ -123,16 +123,16 @@ async function withBeats<T>(actx: Context, f: () => Promise<T>): Promise<T> {
 }
 
 /**
- * Agents that talk to a model get a per-rollout LLM relay (src/agents/llm-relay.ts): on the rollout
- * network's gateway for agents in the container, on 127.0.0.1 for agents on the host. The real key
- * stays in this process.
+ * Agents that talk to a model get a per-rollout LLM relay (src/agents/llm-relay.ts) on the rollout
+ * network's gateway: agents in the app container and sidecar agents (OpenHands, on the rollout
+ * network too) reach it there and nowhere else. The real key stays in this process.
  */
 async function startRelayFor(driver: AgentDriver, ctx: AgentContext, i: RunAgentInput, gate: Gate | undefined, resumed: boolean): Promise<{ relay: Relay; model: ResolvedModel } | null> {
   if (!driver.modelApis) return null;
   const m = resolveModel(i.model);
   checkAgentModel(driver, m);
   const upstream = upstreamOf(m);
-  const bindHost = driver.site === 'host' ? '127.0.0.1' : await ctx.sandbox.gateway(i.ref.stack.network, ctx.container);
+  const bindHost = await ctx.sandbox.gateway(i.ref.stack.network, ctx.container);
   const relay = await startRelay({ key: i.ref.rolloutKey, bindHost, upstream, stateDir: join(i.ref.runDir, 'agent'), bodyOverrides: m.relayBodyOverrides, settings: m, price: m.price, model: m.snapshot, log: ctx.log, gate,
     // metering survives a worker crash: the stats are on disk after every answer; a resumed run continues them
     statsFile: join(i.ref.runDir, 'agent', 'relay-stats.json'), resumeStats: resumed });
@@ -149,12 +149,13 @@ function gateFor(driver: AgentDriver, i: RunAgentInput): Gate | undefined {
 }
 
 /**
- * Agents in the container that talk to a model get the egress proxy (task.yaml network.allow) and
- * the firewall opened for it and the relay (src/security/agent-network.ts); their launches get the
- * proxy environment. Oracle and noop need no network.
+ * Agents that talk to a model get the egress proxy (task.yaml network.allow) and the firewall opened
+ * for it and the relay (src/security/agent-network.ts); their launches get the proxy environment.
+ * A sidecar agent also gets the exec proxy into the app container (DOCKER_HOST). Oracle and noop
+ * need no network.
  */
 async function openNetworkFor(driver: AgentDriver, ctx: AgentContext, relay: Relay | null): Promise<(AgentNetwork & { gateway: string; relayPort?: number }) | null> {
-  if (!driver.modelApis || driver.site === 'host') return null;
+  if (!driver.modelApis) return null;
   const gateway = await ctx.sandbox.gateway(ctx.stack.network, ctx.container);
   const net = await openAgentNetwork({
     rolloutKey: ctx.rolloutKey,
@@ -164,6 +165,7 @@ async function openNetworkFor(driver: AgentDriver, ctx: AgentContext, relay: Rel
     allow: ctx.task.network?.allow ?? [],
     relayPort: relay?.port,
     noProxy: Object.keys(ctx.stack.services),
+    execInto: driver.processContainer ? { container: ctx.container } : undefined,
     log: ctx.log,
   });
   ctx.extraEnv = net.env;
@@ -180,7 +182,7 @@ async function sandboxFacts(ctx: AgentContext, net: (AgentNetwork & { gateway: s
   const proxyPort = net ? Number(new URL(net.proxyUrl).port) : undefined;
   return {
     gateway: net?.gateway,
-    allowedPorts: [net?.relayPort, proxyPort].filter((p): p is number => typeof p === 'number'),
+    allowedPorts: [net?.relayPort, proxyPort, net?.execProxyPort].filter((p): p is number => typeof p === 'number'),
     hostAddresses,
     ownAddresses: own,
     egressDenied: readEgressLog(join(ctx.runDir, 'agent')).filter((d) => !d.allowed),

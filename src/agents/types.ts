@@ -73,13 +73,9 @@ export interface AgentDriver {
   /** Did the attempt finish its work (e.g. a successful `result` event), whatever its exit code? */
   completed?(out: AttemptOutput): boolean;
   /**
-   * Where the agent process runs: inside the app container (default) or on the worker host
-   * (OpenHands), which reaches the app container with `docker exec` and its model on 127.0.0.1.
-   */
-  site?: 'container' | 'host';
-  /**
    * The container the supervisor starts and watches the agent process in, when it is not the app
-   * container (OpenHands: a per-rollout sidecar on the host network, created by prepare()).
+   * container (OpenHands: a per-rollout sidecar on the rollout network, created by prepare(), which
+   * reaches the app container only through the exec proxy and its model only through the relay).
    */
   processContainer?(ctx: AgentContext): string;
   /**

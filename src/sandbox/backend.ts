@@ -17,8 +17,8 @@ export interface SidecarSpec {
   env?: string[];
   /** host:container[:ro] */
   binds?: string[];
-  /** share the engine host's network (OpenHands reaches its relay on 127.0.0.1) */
-  hostNetwork?: boolean;
+  /** the only network the sidecar joins (the rollout's): never the host's, never the default bridge */
+  network: string;
   /** the saasbench.role label, e.g. agent-sidecar */
   role: string;
 }

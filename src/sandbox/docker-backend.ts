@@ -57,7 +57,8 @@ export function dockerBackend(opts: { hostAddress?: string } = {}): SandboxBacke
           Cmd: ['sleep', 'infinity'],
           Env: spec.env ?? [],
           Labels: { [LABEL.rollout]: spec.rolloutKey, [LABEL.task]: spec.taskId, [LABEL.managed]: 'true', 'saasbench.role': spec.role },
-          HostConfig: { NetworkMode: spec.hostNetwork ? 'host' : undefined, Binds: spec.binds ?? [], Init: true },
+          // hardened like the agent's container: no raw sockets, no setuid escalation
+          HostConfig: { NetworkMode: spec.network, Binds: spec.binds ?? [], Init: true, CapDrop: ['NET_RAW'], SecurityOpt: ['no-new-privileges:true'] },
         });
         await created.start();
         return spec.name;

@@ -3,14 +3,17 @@
  * agent runs, and nothing after. Opens the rollout firewall (src/sandbox/firewall.ts) for the LLM
  * relay's port and the egress proxy's port on the bridge gateway, starts the egress proxy
  * (src/security/egress-proxy.ts) with the task's `network.allow`, and hands back the proxy
- * environment for every agent launch. `close()` closes both ports again, so during evaluation the
- * app has no way out at all. Records the result in `<runDir>/isolation.json`.
+ * environment for every agent launch. An agent that runs in a sidecar container (OpenHands) also
+ * gets the exec proxy (src/security/exec-proxy.ts: exec into the app container and nothing else of
+ * the engine) on the gateway, and DOCKER_HOST pointing at it. `close()` closes every port again, so
+ * during evaluation the app has no way out at all. Records the result in `<runDir>/isolation.json`.
  */
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { writeJson } from '../runs/files';
 import { closeHostPort, firewallPlan, openHostPort, openPorts, type FirewallStatus } from '../sandbox/firewall';
 import { startEgressProxy } from './egress-proxy';
+import { startExecProxy, type ExecProxy } from './exec-proxy';
 
 export interface AgentNetworkOptions {
   rolloutKey: string;
@@ -25,6 +28,8 @@ export interface AgentNetworkOptions {
   relayPort?: number;
   /** names that must not go through the proxy (the stack's services) */
   noProxy: string[];
+  /** the app container a sidecar agent may exec into (starts the exec proxy) */
+  execInto?: { container: string; containerId?: string };
   log?: Logger;
 }
 
@@ -32,6 +37,8 @@ export interface AgentNetwork {
   env: Record<string, string>;
   proxyUrl: string;
   firewall: FirewallStatus;
+  /** the exec proxy's port on the gateway, when `execInto` was given */
+  execProxyPort?: number;
   close(): Promise<void>;
 }
 
@@ -46,10 +53,16 @@ export async function openAgentNetwork(o: AgentNetworkOptions): Promise<AgentNet
     stateDir: join(o.runDir, 'agent'),
     log: o.log,
   });
+  let exec: ExecProxy | undefined;
   const ports = [proxy.port, ...(o.relayPort ? [o.relayPort] : [])];
   try {
+    if (o.execInto) {
+      exec = await startExecProxy({ key: o.rolloutKey, bindHost: o.gateway, ...o.execInto, stateDir: join(o.runDir, 'agent'), log: o.log });
+      ports.push(exec.port);
+    }
     for (const p of ports) await openHostPort(o.project, o.gateway, p);
   } catch (err) {
+    await exec?.close();
     await proxy.close();
     throw err;
   }
@@ -60,13 +73,16 @@ export async function openAgentNetwork(o: AgentNetworkOptions): Promise<AgentNet
     egressProxy: proxy.url,
     egressAllow: o.allow,
     relayPort: o.relayPort ?? null,
+    execProxy: exec ? { port: exec.port, container: o.execInto!.container } : null,
   });
   return {
-    env: proxy.env([o.gateway, ...o.noProxy]),
+    env: { ...proxy.env([o.gateway, ...o.noProxy]), ...(exec ? { DOCKER_HOST: exec.dockerHost } : {}) },
     proxyUrl: proxy.url,
     firewall,
+    execProxyPort: exec?.port,
     async close() {
       for (const p of ports) await closeHostPort(o.project, o.gateway, p).catch((err: Error) => o.log?.warn({ err: err.message, port: p }, 'closing a firewall port failed'));
+      await exec?.close();
       await proxy.close();
     },
   };

@@ -20,7 +20,7 @@ after(async () => {
 });
 
 test('docker backend: sidecar, host-file writes, archives, logs, addresses, down', async () => {
-  const spec = { name, rolloutKey: key, taskId: 'seam', image: 'saasbench/base:bookworm', env: ['SEAM=1'], role: 'test-sidecar' };
+  const spec = { name, rolloutKey: key, taskId: 'seam', image: 'saasbench/base:bookworm', env: ['SEAM=1'], network: 'bridge', role: 'test-sidecar' };
   assert.equal(await sb.startSidecar(spec), name);
   const id = (await docker().getContainer(name).inspect()).Id;
   assert.equal(await sb.startSidecar(spec), name);

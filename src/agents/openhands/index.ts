@@ -1,15 +1,16 @@
 /**
- * OpenHands CodeActAgent in local-runtime mode, as the paper runs it: started on the worker host
- * (in a per-rollout sidecar container, see runtime.ts) with
+ * OpenHands CodeActAgent in local-runtime mode, as the paper runs it, in a per-rollout sidecar
+ * container on the rollout network (sidecar.ts; runtime.ts installs it) with
  *   python -m openhands.core.main --config-file <generated TOML> -f <task file>
  * The TOML carries the paper's settings: max_iterations 500, default_agent CodeActAgent, [llm]
  * temperature 0 (or the registry's), num_retries 5, retry_min_wait 10, retry_max_wait 60, [sandbox]
  * timeout 900, MCP off, only native tools (shell, file editor, IPython; no browsing). The LLM is the
- * rollout's relay on 127.0.0.1 with the relay token; the task prompt tells the agent to work in the
- * app container with `docker exec`. OpenHands' own trajectory (save_trajectory_path) is printed to the
+ * rollout's relay on the rollout network's gateway with the relay token; the task prompt tells the
+ * agent to work in the app container with `docker exec`, which reaches the engine through the
+ * rollout's exec proxy (exec into that one container, nothing else; src/security/exec-proxy.ts). OpenHands' own trajectory (save_trajectory_path) is printed to the
  * attempt's stdout after the run, kept as agent/attempt-N/openhands_trajectory.json, and normalized.
  */
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { stringify as stringifyToml } from 'smol-toml';
 import { AgentConfigError } from '../../errors';
@@ -19,10 +20,10 @@ import { resolveModel, settingsRecord, type ResolvedModel } from '../models';
 import { transientIn } from '../transient';
 import type { AgentContext, AgentDriver } from '../types';
 import { openhandsTrajectory, trajectoryFromStdout } from './trajectory';
-import { ensureVenv, hostTrustArgs, openhandsVersion, runtimeImage, venvDir } from './runtime';
+import { ensureVenv, openhandsVersion, runtimeImage, venvDir } from './runtime';
+import { OH_DIR, openhandsSidecarSpec, sidecarName } from './sidecar';
 
-/** Inside the sidecar: the rollout's OpenHands folder (bind-mounted from <runDir>/openhands). */
-export const OH_DIR = '/saasbench/openhands';
+export { OH_DIR, sidecarName };
 const BEGIN = '=====SAASBENCH_OPENHANDS_TRAJECTORY_BEGIN=====';
 const END = '=====SAASBENCH_OPENHANDS_TRAJECTORY_END=====';
 
@@ -130,14 +131,18 @@ export function openhandsTask(ctx: AgentContext, appContainer: string): string {
     '',
     '### Where to work',
     '',
-    `Your shell runs on the orchestrator host. The application must be built and run inside the Docker container \`${appContainer}\`, whose workspace is \`${ctx.workspace}\`.`,
+    `Your shell runs in a helper container beside the application's. The application must be built and run inside the Docker container \`${appContainer}\`, whose workspace is \`${ctx.workspace}\`.`,
     `Run every command there with \`docker exec -i -w ${ctx.workspace} ${appContainer} bash -lc '<command>'\`, and write files there (for example with \`docker exec -i ${appContainer} bash -c 'cat > ${ctx.workspace}/file' < localfile\`). Paths such as \`${ctx.workspace}/task.md\` refer to files inside that container.`,
     '',
   ].join('\n');
 }
 
-export function sidecarName(ctx: AgentContext): string {
-  return `${ctx.stack.project}-openhands`;
+/**
+ * The venv where it really lives: a venv works only at the path it was created at (its scripts'
+ * shebangs, e.g. `jupyter`, name it), so a symlinked .saasbench/agents is mounted at its target.
+ */
+function venvPath(venv: string): string {
+  return existsSync(venv) ? realpathSync(venv) : venv;
 }
 
 function appContainerOf(ctx: AgentContext): string {
@@ -147,15 +152,7 @@ function appContainerOf(ctx: AgentContext): string {
 async function ensureSidecar(ctx: AgentContext, image: string, venv: string): Promise<string> {
   const hostDir = join(ctx.runDir, 'openhands');
   mkdirSync(hostDir, { recursive: true });
-  const trust = hostTrustArgs();
-  // the agent's shell drives the app container with `docker exec`, hence the engine socket
-  const binds = [`/var/run/docker.sock:/var/run/docker.sock`, `${venv}:${venv}:ro`, `${hostDir}:${OH_DIR}`];
-  const env: string[] = [];
-  for (let i = 0; i < trust.length; i += 2) {
-    if (trust[i] === '-v') binds.push(trust[i + 1]);
-    else env.push(trust[i + 1]);
-  }
-  return ctx.sandbox.startSidecar({ name: sidecarName(ctx), rolloutKey: ctx.rolloutKey, taskId: ctx.task.id, image, env, binds, hostNetwork: true, role: 'agent-sidecar' });
+  return ctx.sandbox.startSidecar(openhandsSidecarSpec(ctx, { image, venv, hostDir }));
 }
 
 function launch(ctx: AgentContext, venv: string) {
@@ -172,12 +169,13 @@ function launch(ctx: AgentContext, venv: string) {
     'exit $rc',
     '',
   ].join('\n');
-  return { script, env: { HOME: '/root', PATH: `${venv}/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin`, PYTHONUNBUFFERED: '1', LOG_LEVEL: 'info' }, workdir: OH_DIR };
+  // LITELLM_LOCAL_MODEL_COST_MAP: LiteLLM would fetch its price table from GitHub at import (the
+  // egress proxy refuses it); the copy in the wheel is the pinned one anyway
+  return { script, env: { HOME: '/root', PATH: `${venv}/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin`, PYTHONUNBUFFERED: '1', LOG_LEVEL: 'info', LITELLM_LOCAL_MODEL_COST_MAP: 'True' }, workdir: OH_DIR };
 }
 
 export const openhandsAgent: AgentDriver = {
   name: 'openhands',
-  site: 'host',
   // LiteLLM speaks every provider API of the registry
   modelApis: ['anthropic', 'openai', 'openai-chat'],
   transcriptFile: 'openhands_trajectory.json',
@@ -195,9 +193,9 @@ export const openhandsAgent: AgentDriver = {
     writeAtomic(join(hostDir, 'config.toml'), cfg.text);
     writeAtomic(join(hostDir, 'task.md'), openhandsTask(ctx, appContainerOf(ctx)));
     writeJson(join(ctx.runDir, 'agent', 'model-settings.json'), { ...settingsRecord('openhands', m, { ...cfg.applied }, openhandsNotApplied(m)), openhands: { version, image, venv } });
-    await ensureSidecar(ctx, image, venv);
+    await ensureSidecar(ctx, image, venvPath(venv));
   },
-  launch: (ctx) => launch(ctx, venvDir()),
+  launch: (ctx) => launch(ctx, venvPath(venvDir())),
   transientFailure(out) {
     if (this.completed!(out)) return null;
     const errors = `${out.stdout}\n${out.stderr}`.split('\n').filter((l) => /error|exception|litellm/i.test(l) && !l.includes(BEGIN));
