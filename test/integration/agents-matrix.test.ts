@@ -68,6 +68,17 @@ const PATH: Record<Upstream, string> = { anthropic: '/v1/messages', chat: '/v1/c
 /** the usage the fakes report for the answer at step n: base + n */
 const IN_BASE: Record<Upstream, number> = { anthropic: 110, chat: 300, responses: 200 };
 const OUT_BASE: Record<Upstream, number> = { anthropic: 20, chat: 40, responses: 30 };
+/** each combination's list price (USD per MTok), distinct so a cost priced at another cell's price fails */
+const PRICE: Record<Upstream, { inputPerMTok: number; cachedInputPerMTok: number; outputPerMTok: number }> = {
+  anthropic: { inputPerMTok: 3, cachedInputPerMTok: 0.3, outputPerMTok: 15 },
+  chat: { inputPerMTok: 1.25, cachedInputPerMTok: 0.125, outputPerMTok: 10 },
+  responses: { inputPerMTok: 2, cachedInputPerMTok: 0.5, outputPerMTok: 8 },
+};
+const AGENT_BUMP: Record<Agent, number> = { 'claude-code': 0, codex: 0.5, openhands: 1 };
+const priceOf = (c: Combo) => {
+  const p = PRICE[c.upstream];
+  return { asOf: '2026-12-01', inputPerMTok: p.inputPerMTok + AGENT_BUMP[c.agent], cachedInputPerMTok: p.cachedInputPerMTok, outputPerMTok: p.outputPerMTok + AGENT_BUMP[c.agent], source: 'agents-matrix.test.ts (a made-up price)' };
+};
 const idOf = (c: Combo) => `mx-${c.agent}-${c.upstream}`;
 const envOf = (c: Combo) => `SAASBENCH_MX_${c.agent}_${c.upstream}_URL`.replace(/-/g, '_').toUpperCase();
 
@@ -108,6 +119,7 @@ before(async () => {
       ...(c.reasoning && c.upstream === 'anthropic' ? { thinking: { enabled: true, type: 'enabled' } } : {}),
       ...(c.reasoning && c.upstream === 'responses' ? { reasoningEffort: 'high' } : {}),
       verified: true,
+      price: priceOf(c),
     };
     urls[envOf(c)] = c.upstream === 'anthropic' ? fake.url : `${fake.url}/v1`;
   }
@@ -138,7 +150,7 @@ before(async () => {
 });
 
 after(async () => {
-  if (rows.length) console.log(`matrix (agent × upstream: calls, tokens in/cached/out/reasoning, agent's cost estimate USD, seconds)\n${rows.map((r) => `  ${r}`).join("\n")}`);
+  if (rows.length) console.log(`matrix (agent × upstream: calls, tokens in/cached/out/reasoning, agent's cost estimate and the gateway's USD, seconds)\n${rows.map((r) => `  ${r}`).join("\n")}`);
   if (worker && worker.exitCode === null) {
     worker.kill('SIGTERM');
     await new Promise<void>((r) => {
@@ -241,13 +253,28 @@ async function runOne(c: Combo): Promise<void> {
   assert.equal(u.input, ok.reduce((n, x) => n + IN_BASE[c.upstream] + (x.step ?? 0), 0), `${label}: input tokens ${JSON.stringify(u)}`);
   assert.equal(u.output, ok.reduce((n, x) => n + OUT_BASE[c.upstream] + (x.step ?? 0), 0), `${label}: output tokens ${JSON.stringify(u)}`);
   // report.json: the agent's own token counts (its transcript / OpenHands llm_metrics) agree with
-  // the relay's, through translation too; costUsd is the agent's own estimate (Claude Code prices
-  // by its own table, Codex reports none, LiteLLM 0 for an unknown model) — a price-table cost is
-  // the metering's (not asserted here)
-  const report = JSON.parse(readFileSync(join(r.runDir, 'report.json'), 'utf8')) as { trajectory?: { inputTokens?: number; cachedInputTokens?: number; outputTokens?: number; costUsd?: number | null } };
+  // the relay's, through translation too; trajectory.costUsd is the agent's own estimate (Claude
+  // Code prices by its own table, Codex reports none, LiteLLM 0 for an unknown model)
+  type Report = {
+    trajectory?: { inputTokens?: number; cachedInputTokens?: number; outputTokens?: number; costUsd?: number | null };
+    costUsd?: number | null;
+    agentRun?: { gateway?: { usage: typeof u; costUsd: number | null; costReason: string | null; price: { inputPerMTok: number } | null } };
+  };
+  const report = JSON.parse(readFileSync(join(r.runDir, 'report.json'), 'utf8')) as Report;
   const tr = report.trajectory;
   assert.deepEqual([tr?.inputTokens, tr?.cachedInputTokens, tr?.outputTokens], [u.input, u.cachedInput, u.output], `${label}: report.json tokens = the relay's`);
-  rows.push(`${label.padEnd(26)} ${String(calls.length).padStart(2)} calls  ${u.input}/${u.cachedInput}/${u.output}/${u.reasoning}  cost ${tr?.costUsd ?? '-'}  ${((Date.now() - started) / 1000).toFixed(0)} s`);
+  // the gateway's cost: the fake's usage at this cell's registry price (src/agents/metering.ts:
+  // uncached input, cached input and output each at its own rate, rounded to a millionth of a USD)
+  const g = report.agentRun?.gateway;
+  assert.ok(g, `${label}: report.json agentRun.gateway`);
+  assert.deepEqual([g.usage.requests, g.usage.input, g.usage.cachedInput, g.usage.output], [u.requests, u.input, u.cachedInput, u.output], `${label}: gateway usage = the relay's`);
+  const p = priceOf(c);
+  const expected = Math.round(((u.input - u.cachedInput) * p.inputPerMTok + u.cachedInput * p.cachedInputPerMTok + u.output * p.outputPerMTok) / 1e6 * 1e6) / 1e6;
+  assert.ok(expected > 0, `${label}: a cost to check`);
+  assert.equal(g.costUsd, expected, `${label}: gateway cost = usage × price (${JSON.stringify(g)})`);
+  assert.equal(g.costReason, null, `${label}: every answer metered`);
+  assert.equal(report.costUsd, expected, `${label}: report.json costUsd = the gateway's`);
+  rows.push(`${label.padEnd(26)} ${String(calls.length).padStart(2)} calls  ${u.input}/${u.cachedInput}/${u.output}/${u.reasoning}  agent cost ${tr?.costUsd ?? '-'} gateway $${g.costUsd}  ${((Date.now() - started) / 1000).toFixed(0)} s`);
 }
 
 test('agents × upstream protocols: every combination builds the tiny app through the relay', { concurrency: COMBOS.length }, async (t) => {
