@@ -61,7 +61,9 @@ export async function persistResults(i: { ref: RolloutRef; result: RolloutResult
   const lock = readJsonIfExists<RolloutLock>(join(dir, 'lock.json'));
   if (lock) writeJson(join(dir, 'lock.json'), { ...lock, agent: { name: result.agent, cliVersion: result.agentRun.cliVersion ?? null, model: result.model }, judge: i.input.evaluation.judge });
   writeJson(join(dir, 'report.json'), report);
-  if (result.parent) linkChildToParent(result.parent, { workflowId: result.workflowId, rolloutKey: result.rolloutKey, agent: result.agent, model: result.model, snapshot: result.parent.snapshot, runDir: dir });
+  // the parent's page lists its forks: re-render it when this fork was added to its report.json
+  const linked = result.parent ? linkChildToParent(result.parent, { workflowId: result.workflowId, rolloutKey: result.rolloutKey, agent: result.agent, model: result.model, snapshot: result.parent.snapshot, runDir: dir }) : false;
+  if (linked && result.parent?.runDir) await writeRolloutHtml(result.parent.runDir).catch(() => undefined);
   writeAtomic(join(dir, 'summary.md'), renderSummaryMarkdown(result));
   // A page a person can look at: scores, charts and every node's evidence.
   await writeRolloutHtml(dir).catch(() => undefined);

@@ -84,6 +84,9 @@ export function rolloutLine(r: SweepRolloutProgress, phase: RolloutProgress | un
   if (r.state === 'running') {
     if (phase) {
       what = `${phase.phase}${phase.nodesTotal ? ` ${phase.nodesDone}/${phase.nodesTotal} nodes` : ''}${phase.host ? ` @${phase.host}` : ''}`;
+      // the agent phase's rate governor waits, once it has ended (the sweep's cost so far is not in its
+      // progress query: the cost line comes with the final summary, printSweepResult)
+      if (phase.governor?.waits) what += ` · governor waits ${phase.governor.waits} (${fmtSecs(Math.round(phase.governor.waitSeconds))})`;
     } else what = r.adopted ? 'running (adopted)' : 'running';
     if (r.startedAt) what += ` ${fmtSecs(Math.max(0, Math.round((now - r.startedAt) / 1000)))}`;
   } else if (r.state === 'completed') {

@@ -30,3 +30,11 @@ test('watch: governor waits live from the agent heartbeat, then from the agent s
   assert.doesNotMatch(await watchOnce(base, { attempt: 1 }), /governor/);
   assert.match(await watchOnce({ ...base, phase: 'evaluating', governor: { waits: 3, waitSeconds: 7.5 } }, undefined), /governor waits 3 \(7\.5s, not billed to the agent\)/);
 });
+
+test('sweep watch: a running rollout past its agent phase shows its governor waits', async () => {
+  const { rolloutLine } = await import('../../src/cli/watch');
+  const r = { workflowId: 'w', taskId: 't1', agent: 'codex', model: 'm', repeat: 0, state: 'running' as const, startedAt: Date.now() };
+  assert.match(rolloutLine(r, { ...base, phase: 'evaluating', governor: { waits: 4, waitSeconds: 61 } }, Date.now()), /evaluating · governor waits 4 \(1m01s\)/);
+  assert.doesNotMatch(rolloutLine(r, { ...base, phase: 'evaluating', governor: { waits: 0, waitSeconds: 0 } }, Date.now()), /governor/);
+  assert.doesNotMatch(rolloutLine(r, base, Date.now()), /governor/);
+});

@@ -7,11 +7,12 @@ import { fmtUsd, type GatewayRunRecord } from '../../model/cost';
 import { barSpec, renderChart } from './charts';
 import { readTrajectoryInputs } from './trajectory-read';
 import { trajectorySection } from './trajectory-section';
+import { lineageSection, type LineageFields } from './lineage-section';
 import { chartBox, esc, fmtMs, fmtPct, page, pctCell, statusBadge, table, taxonomyBadge } from './page';
 
 /** The parts of a run folder's report.json (written by persistResults) this page reads. */
 /** report.json as persisted: the rollout's identity and its TaskScore (status counts read back as plain JSON) */
-export interface RolloutReportFile extends Omit<TaskScore, 'statusCounts'> {
+export interface RolloutReportFile extends Omit<TaskScore, 'statusCounts'>, Omit<LineageFields, 'agentRun'> {
   workflowId: string;
   rolloutKey: string;
   task: string;
@@ -20,7 +21,7 @@ export interface RolloutReportFile extends Omit<TaskScore, 'statusCounts'> {
   repeat: number;
   sweep: string;
   host: string;
-  agentRun?: { exitReason: string; message: string; attempts?: number; agentSeconds?: number; gateway?: GatewayRunRecord };
+  agentRun?: { exitReason: string; message: string; attempts?: number; agentSeconds?: number; gateway?: GatewayRunRecord } & LineageFields['agentRun'];
   statusCounts: Record<string, number>;
   timings?: { provisionMs: number; agentMs: number; evaluationMs: number; totalMs: number };
   finishedAt?: string;
@@ -124,6 +125,8 @@ ${modelCallsRow(r.agentRun?.gateway)}
 <dt>nodes</dt><dd>${Object.entries(r.statusCounts).map(([s, n]) => `${statusBadge(s)} ${n}`).join(' ')}</dd>
 </dl>`);
   out.push(`<div class="charts">${charts.map(chartBox).join('')}</div>`);
+  // host moves, fork links, snapshots, governor waits (nothing for a plain rollout)
+  out.push(lineageSection(runDir, r));
 
   const cellRows = (m: Record<string, ScoreCell>) =>
     Object.entries(m).map(([k, c]) => [esc(k), pctCell(c.pct), `<td class="num">${c.score}</td>`, `<td class="num">${c.maxScore}</td>`, `<td class="num">${c.nodes}</td>`, `<td class="num">${c.passed}</td>`, `<td class="num">${c.failed}</td>`, `<td class="num">${c.skippedDependency}</td>`, `<td class="num">${c.skippedLlm}</td>`, `<td class="num">${c.error}</td>`]);
