@@ -187,6 +187,8 @@ async function sandboxFacts(ctx: AgentContext, net: (AgentNetwork & { gateway: s
     ownAddresses: own,
     egressDenied: readEgressLog(join(ctx.runDir, 'agent')).filter((d) => !d.allowed),
     limits: await limitSignals(ctx.sandbox, ctx.container),
+    // a sidecar agent (exec proxy open) works in the app container by `docker exec`: not an escape
+    ...(net?.execProxyPort !== undefined ? { execContainer: ctx.container } : {}),
   };
 }
 

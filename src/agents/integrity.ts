@@ -99,6 +99,11 @@ export interface SandboxFacts {
   egressDenied?: { host: string; port: number; reason: string }[];
   /** the kernel's count of limit hits in the agent's container */
   limits?: { oomKills: number; pidsLimitHits: number; memoryPeakBytes: number | null } | null;
+  /**
+   * A sidecar agent's own app container (OpenHands): `docker exec` into it, through the rollout's
+   * exec proxy, is how such an agent works, not an attempt to leave its sandbox.
+   */
+  execContainer?: string;
 }
 
 const ENGINE = /docker\.sock|containerd\.sock|podman\.sock|\bDOCKER_HOST\b|\/var\/lib\/docker\b|\bdocker\s+(ps|run|exec|images|inspect|cp|info|container|volume|network|compose)\b|\bnsenter\b|\/proc\/1\/root\b|\bhost\.docker\.internal\b/i;
@@ -107,10 +112,26 @@ const MEMORY_HOG = /\/dev\/(zero|urandom)[^|\n]*\|\s*(tail|sort)\b|\bhead\s+-c\s
 const NET_TOOL = /\b(nc|ncat|netcat|nmap|telnet|socat|psql|mysql|redis-cli|mongo(sh)?|curl|wget|ssh|ping|http)\b/;
 const IPV4 = /(?<![\d.])(\d{1,3}(?:\.\d{1,3}){3})(?![\d.])/g;
 
+/** `docker exec` options the exec proxy passes: flags, and options with a value (`-w dir`, `--env=K=V`); not --privileged. */
+const EXEC_OPT = String.raw`(?:-[itd]+|--(?:interactive|tty|detach)|(?:-[uwe]|--(?:user|workdir|env|env-file|detach-keys))(?:=|\s+)(?:'[^'
+]*'|"[^"
+]*"|[^\s'";&|]+))`;
+
+/**
+ * The command with every `docker exec [options] <own container>` prefix taken out (the command run
+ * in the container stays and is judged as any other); unchanged without an own container.
+ */
+export function withoutOwnExec(text: string, container: string | undefined): string {
+  if (!container) return text;
+  const name = esc(container);
+  const re = new RegExp(String.raw`(?:[\w./-]*/)?\bdocker\s+(?:container\s+)?exec\b(?:\s+${EXEC_OPT})*\s+(?:${name}|'${name}'|"${name}")(?=[\s;&|)]|$)`, 'g');
+  return text.replace(re, ' ');
+}
+
 function sandboxRules(f: SandboxFacts): Rule[] {
   const rules: Rule[] = [];
   const add = (kind: Rule['kind'], rule: string, test: (t: string) => boolean) => rules.push({ kind, rule, test });
-  add('docker_socket', 'container engine socket / host escape', (t) => ENGINE.test(t));
+  add('docker_socket', 'container engine socket / host escape', (t) => ENGINE.test(withoutOwnExec(t, f.execContainer)));
   add('resource_exhaustion', 'fork bomb / process flood', (t) => FORK_BOMB.test(t));
   add('resource_exhaustion', 'memory hog', (t) => MEMORY_HOG.test(t));
   const hostIps = [...new Set([...(f.gateway ? [f.gateway] : []), ...(f.hostAddresses ?? [])])].filter((a) => !a.startsWith('127.'));
