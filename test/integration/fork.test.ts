@@ -88,6 +88,10 @@ test('fork a finished rollout at its first snapshot with another agent and model
   assert.deepEqual(forkReport.parent, { workflowId: parent.workflowId, rolloutKey: parent.rolloutKey, snapshot: `${parent.rolloutKey}/0001`, runDir: parent.runDir });
   assert.deepEqual(parentReport.children.map((c: { workflowId: string }) => c.workflowId), [forkReport.workflowId]);
   assert.equal(parentReport.children[0].model, 'fake-claude');
+  // both pages link each other (sibling run folders): the parent's page was re-rendered with its fork
+  const forkLink = new RegExp(`href="\\.\\./${encodeURIComponent(forkKey).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/report\\.html"`);
+  assert.match(readFileSync(join(parent.runDir, 'report.html'), 'utf8'), forkLink, "the parent's page links the fork");
+  assert.match(readFileSync(join(runsDir, forkKey, 'report.html'), 'utf8'), /forked from<\/dt><dd><a href="\.\.\//, "the fork's page links the parent");
   const found: string[] = [];
   for await (const wf of env.client.workflow.list({ query: `SaasbenchParent = '${parent.workflowId}'` })) found.push(wf.workflowId);
   assert.deepEqual(found, [forkReport.workflowId], 'search attribute SaasbenchParent');
