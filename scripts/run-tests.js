@@ -70,7 +70,9 @@ const before = new Set(labelled());
 
 const child = spawn(
   process.execPath,
-  ['--test', '--test-concurrency=1', ...process.argv.slice(2), ...files.map((f) => path.relative(root, f))],
+  // A per-test ceiling (15 min, above the slowest test): a hung test becomes one named failure
+  // instead of a suite that never ends. Later arguments override it.
+  ['--test', '--test-concurrency=1', '--test-timeout=900000', ...process.argv.slice(2), ...files.map((f) => path.relative(root, f))],
   { cwd: root, stdio: 'inherit' },
 );
 for (const sig of ['SIGINT', 'SIGTERM']) {
