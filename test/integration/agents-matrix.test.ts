@@ -12,12 +12,11 @@
 // SAASBENCH_MATRIX_ONLY picks combinations (for debugging one).
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { runtimeImage, venvDir } from '../../src/agents/openhands/runtime';
 import { rolloutKeyOf } from '../../src/model/rollout';
 import { repoRoot } from '../../src/paths';
 import { containerName, projectName } from '../../src/sandbox';
@@ -28,6 +27,7 @@ import { TINY_BUILD } from '../fixtures/agents/scripts';
 import { labelledFor } from '../helpers/docker';
 import { rolloutInput, runRolloutWorkflow, statusesOf } from '../helpers/rollout';
 import { devServer } from '../helpers/temporal';
+import { openhandsSkip } from '../helpers/openhands';
 
 const ROOT = repoRoot();
 const TINY = join(ROOT, 'test', 'fixtures', 'tasks', 'tiny');
@@ -82,16 +82,7 @@ const priceOf = (c: Combo) => {
 const idOf = (c: Combo) => `mx-${c.agent}-${c.upstream}`;
 const envOf = (c: Combo) => `SAASBENCH_MX_${c.agent}_${c.upstream}_URL`.replace(/-/g, '_').toUpperCase();
 
-function openhandsInstalled(): boolean {
-  if (!existsSync(join(venvDir(), '.saasbench-installed'))) return false;
-  try {
-    execFileSync('docker', ['image', 'inspect', runtimeImage()], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-}
-const ohSkip = process.env.SAASBENCH_TEST_OPENHANDS === '1' || openhandsInstalled() ? false : 'OpenHands runtime not installed (node dist/src/agents/openhands/runtime.js, or SAASBENCH_TEST_OPENHANDS=1)';
+const ohSkip = openhandsSkip();
 // SAASBENCH_MATRIX_ONLY=codex,claude-code×chat: run only the combinations whose "agent×upstream" contains one of these
 const only = process.env.SAASBENCH_MATRIX_ONLY?.split(',').filter(Boolean);
 const skipOf = (c: Combo) => (only && !only.some((o) => `${c.agent}×${c.upstream}`.includes(o)) ? 'not in SAASBENCH_MATRIX_ONLY' : c.agent === 'openhands' ? ohSkip : false);

@@ -9,13 +9,11 @@
 // half is openhands-sidecar-isolation.test.ts.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync } from 'node:fs';
 import * as net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { runtimeImage, venvDir } from '../../src/agents/openhands/runtime';
 import { containerName, downStack, exec, loadCompose, projectName, stackIsolation, upStack, type StackHandle } from '../../src/sandbox';
 import { startWorker, type WorkerHandle } from '../../src/worker/worker';
 import { repoRoot } from '../../src/paths';
@@ -26,21 +24,13 @@ import { TINY_BUILD } from '../fixtures/agents/scripts';
 import { labelledFor } from '../helpers/docker';
 import { rolloutInput, runRolloutWorkflow, statusesOf } from '../helpers/rollout';
 import { devServer } from '../helpers/temporal';
+import { openhandsSkip } from '../helpers/openhands';
 
 const ROOT = repoRoot();
 const KEY = `sk-oh-hostile-${process.pid}-${Date.now().toString(36)}`;
 const NEIGHBOUR = `itest-oh-hostile-neighbour.${process.pid}-${Date.now()}`;
 
-function installed(): boolean {
-  if (!existsSync(join(venvDir(), '.saasbench-installed'))) return false;
-  try {
-    execFileSync('docker', ['image', 'inspect', runtimeImage()], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-}
-const skip = process.env.SAASBENCH_TEST_OPENHANDS === '1' || installed() ? false : 'OpenHands runtime not installed (node dist/src/agents/openhands/runtime.js, or SAASBENCH_TEST_OPENHANDS=1)';
+const skip = openhandsSkip();
 
 let env: TestWorkflowEnvironment;
 let worker: WorkerHandle;

@@ -5,11 +5,10 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { runtimeImage, venvDir } from '../../src/agents/openhands/runtime';
 import { containerName, projectName } from '../../src/sandbox';
 import { startWorker, type WorkerHandle } from '../../src/worker/worker';
 import { repoRoot } from '../../src/paths';
@@ -21,21 +20,13 @@ import { TINY_BUILD } from '../fixtures/agents/scripts';
 import { labelledFor } from '../helpers/docker';
 import { rolloutInput, runRolloutWorkflow, statusesOf } from '../helpers/rollout';
 import { devServer } from '../helpers/temporal';
+import { openhandsSkip } from '../helpers/openhands';
 
 const ROOT = repoRoot();
 const TINY = join(ROOT, 'test', 'fixtures', 'tasks', 'tiny');
 const KEY = `sk-compat-planted-${process.pid}-${Date.now().toString(36)}`;
 
-function installed(): boolean {
-  if (!existsSync(join(venvDir(), '.saasbench-installed'))) return false;
-  try {
-    execFileSync('docker', ['image', 'inspect', runtimeImage()], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-}
-const skip = process.env.SAASBENCH_TEST_OPENHANDS === '1' || installed() ? false : 'OpenHands runtime not installed (node dist/src/agents/openhands/runtime.js, or SAASBENCH_TEST_OPENHANDS=1)';
+const skip = openhandsSkip();
 
 let env: TestWorkflowEnvironment;
 let worker: WorkerHandle;
