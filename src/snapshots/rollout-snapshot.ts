@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import * as tar from 'tar-stream';
 import type { DatabaseTarget } from '../model/database';
@@ -79,10 +80,11 @@ export async function nextSeq(store: SnapshotStore, rolloutKey: string): Promise
  * ~0.07–0.25 s: a noop rollout's final snapshot was 6 of them in a row (bench/sweep-overhead.ts).
  */
 async function tarOut(sandbox: SandboxBackend, container: string, scripts: string[]): Promise<Buffer[]> {
-  const dir = `/tmp/.saasbench-snapshot-${Date.now()}`;
+  const dir = `/tmp/.saasbench-snapshot-${Date.now()}-${randomBytes(4).toString('hex')}`;
   const names = scripts.map((_, k) => `${k}.tar.gz`);
   const body = scripts.map((s, k) => `${s.replaceAll('$OUT', `${dir}/${names[k]}`)}; echo $?`).join('; ');
-  const r = await sandbox.exec(container, ['bash', '-c', `mkdir -p /tmp/.saasbench '${dir}'; ${body}; tar -C '${dir}' -cf '${dir}/bundle.tar' ${names.join(' ')}`], { timeoutMs: 600_000 });
+  // each archive keeps its own 600 s bound
+  const r = await sandbox.exec(container, ['bash', '-c', `mkdir -p /tmp/.saasbench '${dir}'; ${body}; tar -C '${dir}' -cf '${dir}/bundle.tar' ${names.join(' ')}`], { timeoutMs: 600_000 * scripts.length });
   // tar exits 1 when a file changed while it was read: the agent is live, the archive is still good
   const codes = r.stdout.trim().split('\n').slice(-scripts.length).map(Number);
   const bad = codes.find((c) => !(c <= 1));
