@@ -61,8 +61,21 @@ export async function runAgent(i: RunAgentInput): Promise<AgentRunSummary> {
     prompt: readFileSync(join(i.ref.runDir, 'prompt.md'), 'utf8'),
     log,
   };
-  // the stack vanished under a live worker (engine restarted, containers removed): the workflow moves the rollout
-  await assertStackPresent(ctx.sandbox, ctx.container, ctx.rolloutKey);
+  // The stack vanished under a live worker (engine restarted, containers removed): the workflow moves
+  // the rollout. An agent in the app container fails at once without it (launch, probe), so the
+  // check (a Docker exec, ~0.1–0.25 s on a loaded host: bench/sweep-overhead.ts) is made only when
+  // something failed; a sidecar agent would run on without the app container, so it checks first.
+  if (driver.processContainer) await assertStackPresent(ctx.sandbox, ctx.container, ctx.rolloutKey);
+  try {
+    return await agentPhase(i, actx, ctx, driver, task, resumeFrom);
+  } catch (err) {
+    await assertStackPresent(ctx.sandbox, ctx.container, ctx.rolloutKey);
+    throw err;
+  }
+}
+
+async function agentPhase(i: RunAgentInput, actx: Context, ctx: AgentContext, driver: AgentDriver, task: Task, resumeFrom: SupervisionState | undefined): Promise<AgentRunSummary> {
+  const log = ctx.log;
   if (!resumeFrom && driver.preinstall) await withBeats(actx, () => driver.preinstall!());
   const gate = gateFor(driver, i);
   const started = await startRelayFor(driver, ctx, i, gate, !!resumeFrom);
@@ -94,11 +107,15 @@ export async function runAgent(i: RunAgentInput): Promise<AgentRunSummary> {
       sleep: (ms) => actx.sleep(ms),
     });
     actx.heartbeat();
-    if (snaps && lastState) await snaps.final({ ...lastState, priorAgentMs: run.agentSeconds * 1000, attemptStartedAt: 0, history: run.history });
-    if (snaps) run.snapshots = snaps.taken;
-    await snapshotWorkspace(ctx.sandbox, ctx.container, ctx.workspace, ctx.runDir).catch((err: Error) => log.warn({ err: err.message }, 'workspace snapshot failed'));
+    // the rollout's final snapshot and the run folder's archives (rescore) side by side: the agent is
+    // done, they only read, and each is a few Docker round trips in a row (bench/sweep-overhead.ts)
     const db = task.environment.database;
-    if (db) await snapshotDatabase(ctx.sandbox, i.ref.stack.services[db.service].container, db, ctx.runDir).catch((err: Error) => log.warn({ err: err.message }, 'database snapshot failed'));
+    await Promise.all([
+      snaps && lastState ? snaps.final({ ...lastState, priorAgentMs: run.agentSeconds * 1000, attemptStartedAt: 0, history: run.history }) : null,
+      snapshotWorkspace(ctx.sandbox, ctx.container, ctx.workspace, ctx.runDir).catch((err: Error) => log.warn({ err: err.message }, 'workspace snapshot failed')),
+      db ? snapshotDatabase(ctx.sandbox, i.ref.stack.services[db.service].container, db, ctx.runDir).catch((err: Error) => log.warn({ err: err.message }, 'database snapshot failed')) : null,
+    ]);
+    if (snaps) run.snapshots = snaps.taken;
     const governed = gate ? { ...run, governor: { waits: gate.stats.waited, waitSeconds: Math.round(gate.stats.waitMs / 100) / 10 } } : run;
     const done = await finishRun(driver, ctx, task, governed, net);
     // tokens, cost and settings as the gateway saw them (the agent is done: the counts are final)

@@ -19,11 +19,13 @@ export interface ProcessRecord {
 export async function snapshotWorkspace(sandbox: SandboxBackend, container: string, workspace: string, runDir: string): Promise<{ bytes: number; processes: number }> {
   const excludes = SNAPSHOT_EXCLUDES.map((e) => `--exclude='${e}'`).join(' ');
   const tmp = '/tmp/.saasbench/workspace-snapshot.tar.gz';
-  await sandbox.exec(container, ['bash', '-c', `mkdir -p /tmp/.saasbench && tar -C '${workspace}' ${excludes} -czf ${tmp} . 2>/dev/null; echo $?`], { timeoutMs: 300_000 });
+  // tar and the process list in one exec (each exec is ~3 Docker API calls and a spawn: bench/sweep-overhead.ts);
+  // the list is taken after tar, so tar itself is not in it
+  const list = 'for p in /proc/[0-9]*; do pid=${p#/proc/}; [ "$pid" = 1 ] && continue; [ "$pid" = "$$" ] && continue; c=$(tr "\\0" "\\037" < $p/cmdline 2>/dev/null); [ -n "$c" ] && printf "%s\\t%s\\t%s\\n" "$pid" "$(readlink $p/cwd)" "$c"; done';
+  const ps = await sandbox.exec(container, ['bash', '-c', `mkdir -p /tmp/.saasbench && tar -C '${workspace}' ${excludes} -czf ${tmp} . 2>/dev/null; ${list}`], { timeoutMs: 300_000 });
   const tarball = await sandbox.readFile(container, tmp);
   if (tarball) writeAtomic(join(runDir, 'workspace.tar.gz'), tarball);
   await sandbox.exec(container, ['rm', '-f', tmp]);
-  const ps = await sandbox.exec(container, ['bash', '-c', 'for p in /proc/[0-9]*; do pid=${p#/proc/}; [ "$pid" = 1 ] && continue; [ "$pid" = "$$" ] && continue; c=$(tr "\\0" "\\037" < $p/cmdline 2>/dev/null); [ -n "$c" ] && printf "%s\\t%s\\t%s\\n" "$pid" "$(readlink $p/cwd)" "$c"; done']);
   const processes: ProcessRecord[] = ps.stdout
     .split('\n')
     .filter(Boolean)

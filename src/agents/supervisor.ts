@@ -68,7 +68,7 @@ export async function superviseAgent(driver: AgentDriver, ctx: AgentContext, opt
       continue;
     }
     const { reason, exitCode } = watched;
-    const out = await collectAttempt(ctx, state, exitCode);
+    const out = await collectAttempt(ctx, state, exitCode, watched.sizes);
     const ms = Math.max(0, watched.endedAt - state.attemptStartedAt);
     const done = reason === 'completed' || reason === 'failed';
     const finished = done && (driver.completed ? driver.completed(out) : exitCode === 0);
@@ -146,7 +146,7 @@ async function launch(l: AgentLaunch, ctx: AgentContext, prev: SupervisionState,
   return state;
 }
 
-type Watched = { state: SupervisionState } & ({ lost: true } | { lost: false; reason: AgentExitReason; exitCode: number | null; endedAt: number });
+type Watched = { state: SupervisionState } & ({ lost: true } | { lost: false; reason: AgentExitReason; exitCode: number | null; endedAt: number; sizes?: LogSizes });
 
 /**
  * Time the agent spent waiting on the rate governor is not its own: each new unbilled ms moves the
@@ -173,7 +173,7 @@ async function watch(ctx: AgentContext, start: SupervisionState, opts: Supervise
     const p = await probe(ctx.sandbox, ctx.container, state);
     // The exit record's own timestamp, not the moment we noticed it: a worker that was down
     // while the agent finished must not bill the agent for the outage.
-    if (p.exitCode !== null) return { lost: false, reason: p.exitCode === 0 ? 'completed' : 'failed', exitCode: p.exitCode, endedAt: p.exitedAt ?? Date.now(), state };
+    if (p.exitCode !== null) return { lost: false, reason: p.exitCode === 0 ? 'completed' : 'failed', exitCode: p.exitCode, endedAt: p.exitedAt ?? Date.now(), state, sizes: p.sizes };
     if (!p.alive) return { lost: true, state };
     const now = Date.now();
     if (p.stdoutBytes !== state.stdoutBytes) state = { ...state, stdoutBytes: p.stdoutBytes, lastOutputAt: now };
@@ -192,16 +192,18 @@ async function watch(ctx: AgentContext, start: SupervisionState, opts: Supervise
 }
 
 /** One exec per poll: exit record, output size and liveness together. */
-async function probe(sandbox: SandboxBackend, container: string, s: SupervisionState): Promise<{ exitCode: number | null; exitedAt: number | null; stdoutBytes: number; alive: boolean }> {
+async function probe(sandbox: SandboxBackend, container: string, s: SupervisionState): Promise<{ exitCode: number | null; exitedAt: number | null; stdoutBytes: number; alive: boolean; sizes?: LogSizes }> {
   const d = s.controlDir;
   // exit_code is read after the liveness check so a process that ends in between is not "lost"
-  const cmd = `if kill -0 ${s.pid} 2>/dev/null; then a=1; else a=0; fi; s=$(stat -c %s ${d}/stdout.log 2>/dev/null || echo 0); e=$(cat ${d}/exit_code 2>/dev/null); t=$(date -r ${d}/exit_code +%s%3N 2>/dev/null); echo "$a $s \${e:-none} \${t:-0}"`;
+  const cmd = `if kill -0 ${s.pid} 2>/dev/null; then a=1; else a=0; fi; s=$(stat -c %s ${d}/stdout.log 2>/dev/null || echo 0); e=$(cat ${d}/exit_code 2>/dev/null); t=$(date -r ${d}/exit_code +%s%3N 2>/dev/null); se=$(stat -c %s ${d}/stderr.log 2>/dev/null || echo -1); echo "$a $s \${e:-none} \${t:-0} $se"`;
   const r = await sandbox.exec(container, ['bash', '-c', cmd]);
-  const [alive, size, code, mtime] = r.stdout.trim().split(/\s+/);
+  const [alive, size, code, mtime, errSize] = r.stdout.trim().split(/\s+/);
   if (r.exitCode !== 0 || alive === undefined) throw new Error(`cannot probe agent process ${s.pid}: ${r.stderr.trim()}`);
   const n = Number(code);
   const exitCode = code !== 'none' && Number.isFinite(n) ? n : null;
-  return { alive: alive === '1', stdoutBytes: Number(size) || 0, exitCode, exitedAt: exitCode !== null && Number(mtime) > 0 ? Number(mtime) : null };
+  // sizes once the exit record is there (the logs are complete): collectAttempt skips empty ones
+  const sizes = exitCode !== null && errSize !== undefined ? { stdout: Number(size), stderr: Number(errSize) } : undefined;
+  return { alive: alive === '1', stdoutBytes: Number(size) || 0, exitCode, exitedAt: exitCode !== null && Number(mtime) > 0 ? Number(mtime) : null, sizes };
 }
 
 function beat(opts: SuperviseOptions, s: SupervisionState): SupervisionState {
@@ -223,14 +225,22 @@ async function killGroup(sandbox: SandboxBackend, container: string, pid: number
   await sandbox.exec(container, ['bash', '-c', `kill -TERM -${pid} 2>/dev/null; for i in 1 2 3 4 5; do kill -0 ${pid} 2>/dev/null || exit 0; sleep 1; done; kill -KILL -${pid} 2>/dev/null; true`]);
 }
 
-/** Copy the attempt's logs out of the container (kept per attempt, beside any retry's). */
-async function collectAttempt(ctx: AgentContext, s: SupervisionState, exitCode: number | null): Promise<AttemptOutput> {
+/** Log sizes seen with the exit record (-1: no such file). */
+type LogSizes = { stdout: number; stderr: number };
+
+/**
+ * Copy the attempt's logs out of the container (kept per attempt, beside any retry's). A log the
+ * exit probe saw empty is not read: each read is a Docker round trip (~0.08 s) and the engine
+ * serialises a container's reads, so a noop agent's two empty logs cost ~0.16 s (bench/sweep-overhead.ts).
+ */
+async function collectAttempt(ctx: AgentContext, s: SupervisionState, exitCode: number | null, sizes?: LogSizes): Promise<AttemptOutput> {
   const dir = join(ctx.runDir, 'agent', `attempt-${s.attempt}`);
   mkdirSync(dir, { recursive: true });
   const text: Record<string, string> = {};
   // both logs at once: each read is a Docker round trip
   const names = ['stdout.log', 'stderr.log'];
-  const bufs = await Promise.all(names.map((name) => ctx.sandbox.readFile(ctx.container, `${s.controlDir}/${name}`)));
+  const known = (name: string) => (name === 'stdout.log' ? sizes?.stdout : sizes?.stderr);
+  const bufs = await Promise.all(names.map((name) => (known(name) === 0 ? Buffer.alloc(0) : ctx.sandbox.readFile(ctx.container, `${s.controlDir}/${name}`))));
   names.forEach((name, k) => {
     text[name] = (bufs[k] ?? Buffer.alloc(0)).toString('utf8');
     writeAtomic(join(dir, name), text[name]);
