@@ -32,6 +32,13 @@ export interface FakeOptions {
    * sends back are recorded as `echoed`, so a test can see them round-trip unchanged
    */
   reasoning?: boolean;
+  /**
+   * a provider's concurrent-stream limit: a model request arriving while this many are still being
+   * answered (from arrival to the answer's end, holds included) gets 429 + Retry-After
+   * (`limitRetryAfter`, default 1 s) in the provider's shape; `maxOpen()` tells the peak
+   */
+  maxConcurrent?: number;
+  limitRetryAfter?: number;
 }
 
 export interface RecordedRequest {
@@ -48,7 +55,7 @@ export interface RecordedRequest {
   /** 1-based number among model calls, when this was one */
   modelCall?: number;
   step?: number;
-  fault?: Fault['kind'];
+  fault?: Fault['kind'] | 'concurrency_limit';
   status: number;
   userAgent?: string;
   body?: unknown;
@@ -63,6 +70,8 @@ export interface FakeServer {
   port: number;
   requests: RecordedRequest[];
   modelCalls(): RecordedRequest[];
+  /** the most model requests that were being answered at once (see FakeOptions.maxConcurrent) */
+  maxOpen(): number;
   /** switch to another script/faults; model-call numbering starts again at 1, the request log is cleared */
   configure(next: Pick<FakeOptions, 'script' | 'faults'> & { reasoning?: boolean }): void;
   close(): Promise<void>;
@@ -82,11 +91,14 @@ export async function startFake(
   credentialOf: (req: http.IncomingMessage) => string | undefined,
   handleModel: (c: ModelCall) => Promise<void> | void,
   handleOther: (req: http.IncomingMessage, res: http.ServerResponse, path: string) => void,
+  shape: 'anthropic' | 'openai' = 'anthropic',
 ): Promise<FakeServer> {
   const requests: RecordedRequest[] = [];
   const sockets = new Set<Socket>();
   const timers = new Set<NodeJS.Timeout>();
   let modelCalls = 0;
+  let open = 0;
+  let maxOpen = 0;
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -115,19 +127,38 @@ export async function startFake(
       rec.model = typeof body.model === 'string' ? body.model : undefined;
       rec.stream = body.stream === true;
       rec.body = body;
+      if (opts.maxConcurrent !== undefined && open >= opts.maxConcurrent) {
+        rec.fault = 'concurrency_limit';
+        return rateLimited({ req, res, body, rec, fault: undefined }, opts.limitRetryAfter ?? 1, shape);
+      }
+      open++;
+      maxOpen = Math.max(maxOpen, open);
+      let closed = false;
+      const done = () => {
+        if (!closed) (closed = true), open--;
+      };
+      // 'finish' (the whole answer handed to the socket) or 'close' (the client hung up): the stream is over
+      res.once('finish', done);
+      res.once('close', done);
       const fault = opts.faults?.[rec.modelCall];
       if (fault) rec.fault = fault.kind;
       const holdMs = fault?.kind === 'delay' ? fault.ms : opts.delayFor?.(body) ?? 0;
       const run = async () => {
         if (holdMs > 0) {
           await new Promise<void>((r) => {
-            const t = setTimeout(r, holdMs);
-            timers.add(t);
-            req.socket.once('close', () => {
+            // the listener goes when the hold ends: a keep-alive socket carries many requests
+            const gone = () => {
               clearTimeout(t);
               timers.delete(t);
               r();
-            });
+            };
+            const t = setTimeout(() => {
+              timers.delete(t);
+              req.socket.off('close', gone);
+              r();
+            }, holdMs);
+            timers.add(t);
+            req.socket.once('close', gone);
           });
         }
         if (res.destroyed || req.socket.destroyed) return; // the client gave up meanwhile
@@ -151,6 +182,7 @@ export async function startFake(
     port,
     requests,
     modelCalls: () => requests.filter((r) => r.modelCall !== undefined),
+    maxOpen: () => maxOpen,
     configure(next) {
       opts.script = next.script;
       opts.faults = next.faults;

@@ -19,6 +19,7 @@ export async function startFakeOpenAI(opts: FakeOptions): Promise<FakeServer> {
     },
     (c) => (c.req.url?.split('?')[0].endsWith('/chat/completions') ? chat(c, opts) : responses(c, opts)),
     other,
+    'openai',
   );
 }
 

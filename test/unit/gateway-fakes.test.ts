@@ -91,3 +91,19 @@ test('fakes: the fake Anthropic 529 overloaded reaches a Codex agent as 503 serv
   assert.deepEqual(asResponses.output.map((i: any) => i.type), ['message', 'function_call']);
   assert.equal(asResponses.status, 'completed');
 });
+
+test('fakes: maxConcurrent — a request beyond the limit gets 429 + Retry-After in the provider shape; a slot frees when an answer ends', async () => {
+  for (const [start, path, shape] of [[startFakeAnthropic, '/v1/messages', 'rate_limit_error'], [startFakeOpenAI, '/v1/chat/completions', 'rate_limit_exceeded']] as const) {
+    const f = await start({ script: { commands: [] }, maxConcurrent: 2, limitRetryAfter: 3, delayFor: () => 300 });
+    fakes.push(f);
+    const body = { model: 'm', stream: true, messages: [{ role: 'user', content: 'hi' }] };
+    let refusal = '';
+    const three = await Promise.all([0, 1, 2].map((i) => new Promise((r) => setTimeout(r, i * 50)).then(() => post(`${f.url}${path}`, body, (b) => (refusal += b.toString())))));
+    assert.deepEqual(three.map((x) => x.status), [200, 200, 429], path);
+    assert.equal(three[2].headers['retry-after'], '3');
+    assert.match(refusal, new RegExp(shape));
+    assert.equal(f.maxOpen(), 2);
+    assert.equal(f.modelCalls().filter((x) => x.fault === 'concurrency_limit').length, 1);
+    assert.equal((await post(`${f.url}${path}`, body, () => undefined)).status, 200, 'both answers ended: a slot is free');
+  }
+});
