@@ -42,6 +42,30 @@ export interface AgentNetwork {
   close(): Promise<void>;
 }
 
+/**
+ * Firewall openings held per (project, gateway, port). The proxies and the relay are shared by
+ * overlapping attempts of one rollout in one worker (a heartbeat timeout schedules attempt 2 while
+ * attempt 1 is still winding down), so the port they listen on must stay open until the LAST
+ * holder closes: attempt 1 closing it would cut attempt 2's agent off its relay.
+ */
+const held = new Map<string, number>();
+async function holdPort(project: string, gateway: string, port: number): Promise<void> {
+  const k = `${project}|${gateway}|${port}`;
+  const n = held.get(k) ?? 0;
+  if (n === 0) await openHostPort(project, gateway, port);
+  held.set(k, n + 1);
+}
+async function releasePort(project: string, gateway: string, port: number): Promise<void> {
+  const k = `${project}|${gateway}|${port}`;
+  const n = (held.get(k) ?? 1) - 1;
+  if (n > 0) {
+    held.set(k, n);
+    return;
+  }
+  held.delete(k);
+  await closeHostPort(project, gateway, port);
+}
+
 export async function openAgentNetwork(o: AgentNetworkOptions): Promise<AgentNetwork> {
   const firewall = await firewallPlan();
   const proxy = await startEgressProxy({
@@ -55,13 +79,19 @@ export async function openAgentNetwork(o: AgentNetworkOptions): Promise<AgentNet
   });
   let exec: ExecProxy | undefined;
   const ports = [proxy.port, ...(o.relayPort ? [o.relayPort] : [])];
+  const opened: number[] = [];
+  let closed = false;
   try {
     if (o.execInto) {
       exec = await startExecProxy({ key: o.rolloutKey, bindHost: o.gateway, ...o.execInto, stateDir: join(o.runDir, 'agent'), log: o.log });
       ports.push(exec.port);
     }
-    for (const p of ports) await openHostPort(o.project, o.gateway, p);
+    for (const p of ports) {
+      await holdPort(o.project, o.gateway, p);
+      opened.push(p);
+    }
   } catch (err) {
+    for (const p of opened) await releasePort(o.project, o.gateway, p).catch(() => undefined);
     await exec?.close();
     await proxy.close();
     throw err;
@@ -81,7 +111,10 @@ export async function openAgentNetwork(o: AgentNetworkOptions): Promise<AgentNet
     firewall,
     execProxyPort: exec?.port,
     async close() {
-      for (const p of ports) await closeHostPort(o.project, o.gateway, p).catch((err: Error) => o.log?.warn({ err: err.message, port: p }, 'closing a firewall port failed'));
+      // once per opening: a second close must not release another attempt's hold
+      if (closed) return;
+      closed = true;
+      for (const p of opened) await releasePort(o.project, o.gateway, p).catch((err: Error) => o.log?.warn({ err: err.message, port: p }, 'closing a firewall port failed'));
       await exec?.close();
       await proxy.close();
     },

@@ -12,6 +12,7 @@ import * as path from 'node:path';
 import { buildImages, docker, downStack, exec, loadCompose, projectName, stackIsolation, upStack, type ComposeProject, type StackHandle } from '../../src/sandbox';
 import { closeHostPort, firewallNames, listFirewallChains, openHostPort, openPorts } from '../../src/sandbox/firewall';
 import { readEgressLog, startEgressProxy } from '../../src/security/egress-proxy';
+import { openAgentNetwork } from '../../src/security/agent-network';
 import { limitSignals } from '../../src/security/signals';
 import { dockerBackend } from '../../src/sandbox';
 const gatewayOf = (network: string, container: string) => dockerBackend().gateway(network, container);
@@ -176,4 +177,18 @@ test('teardown removes the firewall with the stack', async () => {
   const chains = await listFirewallChains();
   assert.ok(!chains.includes(names.inChain) && !chains.includes(names.fwdChain), chains.join(' '));
   await downStack(NEIGHBOUR); // idempotent
+});
+
+test('two overlapping agent phases of one rollout (a retried attempt): the relay port stays open until the last one closes', async () => {
+  const runDir = mkdtempSync(path.join(tmpdir(), 'saasbench-agent-net-'));
+  const opts = { rolloutKey: KEY, project: projectName(KEY), gateway: gw, runDir, allow: [], relayPort: listenerPort, noProxy: Object.keys(a.services) };
+  const first = await openAgentNetwork(opts);
+  const second = await openAgentNetwork(opts);
+  assert.ok((await openPorts(projectName(KEY))).includes(listenerPort));
+  await first.close();
+  await first.close(); // a second close of the same holder must not release the other's
+  assert.ok((await openPorts(projectName(KEY))).includes(listenerPort), 'attempt 1 closing must not cut attempt 2 off its relay');
+  assert.match((await connect(web(), gw, listenerPort)).stdout, /CONNECTED/);
+  await second.close();
+  assert.deepEqual(await openPorts(projectName(KEY)), [], 'the last holder closes every port');
 });
