@@ -1,6 +1,8 @@
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { temporalBin, temporalTestServerBin } from '../../src/temporal/tools';
 import { SA } from '../../src/workflows/search-attributes';
+import type { WorkflowBundle } from '@temporalio/worker';
+import { testWorkflowBundle } from './workflow-bundle';
 
 /** A real Temporal dev server (the `temporal` CLI), private to one test file. */
 export async function devServer(): Promise<TestWorkflowEnvironment> {
@@ -27,4 +29,10 @@ export async function timeSkipping(): Promise<TestWorkflowEnvironment> {
   const searchAttributes = Object.fromEntries(Object.values(SA).map((k) => [k.name, indexed[k.type]]));
   await env.connection.operatorService.addSearchAttributes({ namespace: 'default', searchAttributes });
   return env;
+}
+
+/** The time-skipping server and the shared workflow bundle: what every workflow test file starts with. */
+export async function timeSkippingWithBundle(): Promise<{ env: TestWorkflowEnvironment; bundle: WorkflowBundle }> {
+  const [env, bundle] = await Promise.all([timeSkipping(), testWorkflowBundle()]);
+  return { env, bundle };
 }

@@ -9,17 +9,13 @@ import assert from 'node:assert/strict';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker, type WorkflowBundle } from '@temporalio/worker';
 import type { WorkflowHandle } from '@temporalio/client';
-import { testWorkflowBundle } from '../helpers/workflow-bundle';
-import { timeSkipping } from '../helpers/temporal';
+import { timeSkippingWithBundle } from '../helpers/temporal';
 import { acquireUpdate, governorStateQuery, governorWorkflow, releaseSignal, renewSignal } from '../../src/workflows/governor';
 import type { AcquireAnswer, GovernorInput, GovernorLimits } from '../../src/model/governor';
 
 let env: TestWorkflowEnvironment;
 let bundle: WorkflowBundle;
-before(async () => {
-  env = await timeSkipping();
-  bundle = await testWorkflowBundle();
-});
+before(async () => ({ env, bundle } = await timeSkippingWithBundle()));
 after(async () => {
   await env?.teardown();
 });

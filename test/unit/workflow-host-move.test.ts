@@ -8,21 +8,17 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker, type WorkflowBundle } from '@temporalio/worker';
-import { testWorkflowBundle } from '../helpers/workflow-bundle';
 import { rolloutWorkflow } from '../../src/workflows/rollout';
 import type { AgentRunSummary, EvalPlan, Provisioned, RolloutInput, RolloutResult } from '../../src/model/rollout';
 import type { SnapshotMeta } from '../../src/model/snapshot';
 import type { RunAgentInput } from '../../src/activities/run-agent';
 import { HostLostError } from '../../src/snapshots/errors';
 import type * as activities from '../../src/activities';
-import { devServer, timeSkipping } from '../helpers/temporal';
+import { devServer, timeSkippingWithBundle } from '../helpers/temporal';
 
 let env: TestWorkflowEnvironment;
 let bundle: WorkflowBundle;
-before(async () => {
-  env = await timeSkipping();
-  bundle = await testWorkflowBundle();
-});
+before(async () => ({ env, bundle } = await timeSkippingWithBundle()));
 after(async () => {
   await env?.teardown();
 });

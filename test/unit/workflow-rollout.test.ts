@@ -7,7 +7,6 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker, type WorkflowBundle } from '@temporalio/worker';
-import { testWorkflowBundle } from '../helpers/workflow-bundle';
 import { ApplicationFailure } from '@temporalio/common';
 import { WorkflowFailedError } from '@temporalio/client';
 import { AgentConfigError, describeFailure, failureType, InfraError } from '../../src/errors';
@@ -15,15 +14,12 @@ import { progressQuery, rolloutWorkflow } from '../../src/workflows/rollout';
 import type { AgentRunSummary, EvalPlan, Provisioned, RolloutInput, RolloutPhase, RolloutResult } from '../../src/model/rollout';
 import type { NodeOutcome } from '../../src/model/scores';
 import type * as activities from '../../src/activities';
-import { timeSkipping } from '../helpers/temporal';
+import { timeSkippingWithBundle } from '../helpers/temporal';
 
 let env: TestWorkflowEnvironment;
 let bundle: WorkflowBundle;
 
-before(async () => {
-  env = await timeSkipping();
-  bundle = await testWorkflowBundle();
-});
+before(async () => ({ env, bundle } = await timeSkippingWithBundle()));
 after(async () => {
   await env?.teardown();
 });

@@ -21,8 +21,7 @@ import { loadRunnableTask } from '../../src/tasks/load';
 import { rolloutWorkflow } from '../../src/workflows/rollout';
 import { withTransientExecFaults } from '../helpers/faulty-backend';
 import { MemoryBackend, ok, type ExecCall } from '../helpers/memory-backend';
-import { timeSkipping } from '../helpers/temporal';
-import { testWorkflowBundle } from '../helpers/workflow-bundle';
+import { timeSkippingWithBundle } from '../helpers/temporal';
 
 const task = loadRunnableTask(join(repoRoot(), 'test', 'fixtures', 'tasks', 'tiny'));
 const node = task.dag.nodes.find((n) => n.id === 'FILES_PRESENT')!;
@@ -30,10 +29,7 @@ const tmp = mkdtempSync(join(tmpdir(), 'sb-seam-fault-'));
 let env: TestWorkflowEnvironment;
 let bundle: WorkflowBundle;
 
-before(async () => {
-  env = await timeSkipping();
-  bundle = await testWorkflowBundle();
-});
+before(async () => ({ env, bundle } = await timeSkippingWithBundle()));
 after(async () => {
   setSandboxBackend(undefined);
   await env?.teardown();

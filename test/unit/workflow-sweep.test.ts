@@ -9,7 +9,6 @@ import assert from 'node:assert/strict';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Context } from '@temporalio/activity';
 import { Worker, type WorkflowBundle } from '@temporalio/worker';
-import { testWorkflowBundle } from '../helpers/workflow-bundle';
 import { AgentConfigError, failureType } from '../../src/errors';
 import { stopSweepSignal, sweepWorkflow } from '../../src/workflows/sweep';
 import { rolloutStateLabel, sweepWorkflowId, type LookupAnswer, type ResolvedTask, type SweepInputRaw, type SweepResult } from '../../src/model/sweep';
@@ -18,16 +17,13 @@ import { summarizeRollout } from '../../src/scoring/benchmark';
 import { leaderboardText, sweepBenchmark } from '../../src/report/sweep-export';
 import { ImageMissingError } from '../../src/sandbox/errors';
 import type * as activities from '../../src/activities';
-import { timeSkipping } from '../helpers/temporal';
+import { timeSkippingWithBundle } from '../helpers/temporal';
 import { SA } from '../../src/workflows/search-attributes';
 
 let env: TestWorkflowEnvironment;
 let bundle: WorkflowBundle;
 
-before(async () => {
-  env = await timeSkipping();
-  bundle = await testWorkflowBundle();
-});
+before(async () => ({ env, bundle } = await timeSkippingWithBundle()));
 after(async () => {
   await env?.teardown();
 });
