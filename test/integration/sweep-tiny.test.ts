@@ -174,7 +174,7 @@ test('acceptance 6: the sweep HTML report opens in headless Chromium without con
         assert.ok(marks >= 40, `SVG marks drawn: ${marks}`);
         assert.equal(await page.locator('table.leaderboard tbody tr').count(), 2);
       } else {
-        assert.equal(svgs, 2);
+        assert.equal(svgs, 3, 'the two score charts and the "where the time went" timeline');
         assert.ok(marks >= 10, `SVG marks drawn: ${marks}`);
         assert.equal(await page.locator('details.node').count(), 8, 'one drill-down per node');
       }
