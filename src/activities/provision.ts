@@ -13,6 +13,7 @@ import { planOf } from '../tasks/plan';
 import { appUrlOf } from '../primitives/env-from-stack';
 import type { Provisioned } from '../model/rollout';
 import { taskFor } from './task-cache';
+import { prepareInto } from './prepare-workspace';
 import { activityCancelled, withHeartbeat } from './heartbeat';
 import { CancelledFailure } from '@temporalio/common';
 
@@ -23,6 +24,8 @@ export interface ProvisionInput {
   taskId: string;
   /** image map of the run (flags / sweep file); the worker's SAASBENCH_IMAGE_MAP is applied under it */
   imageMap?: ImageMap;
+  /** also put the PRD and knowledge base in the workspace and write the prompt (what prepareWorkspace does) */
+  prepare?: boolean;
 }
 
 /** Load and check the task, build its images and start its stack on this host. Idempotent. */
@@ -64,6 +67,7 @@ async function provisionStack(i: ProvisionInput): Promise<Provisioned> {
     await sandboxBackend().down(i.rolloutKey).catch(() => undefined);
     throw new CancelledFailure('rollout cancelled during provisioning; its stack was removed');
   }
+  if (i.prepare) await prepareInto(task, stack, runDir);
   const hostId = config.hostId();
   const result: Provisioned = {
     host: hostId,

@@ -12,7 +12,6 @@ import { readAttempts } from '../agents/trajectory/files';
 import { summarize } from '../agents/trajectory/types';
 import type { AgentContext, AgentDriver } from '../agents/types';
 import { rolloutLogger } from '../log';
-import { snapshotDatabase, snapshotWorkspace } from '../agents/snapshot';
 import { writeJson } from '../runs/files';
 import type { Task } from '../model/task';
 import type { AgentRunSummary, RolloutInput, RolloutRef } from '../model/rollout';
@@ -23,6 +22,8 @@ import { openAgentNetwork, type AgentNetwork } from '../security/agent-network';
 import { readEgressLog } from '../security/egress-proxy';
 import { limitSignals } from '../security/signals';
 import { agentSnapshots, restoreInto } from '../snapshots/agent-snapshots';
+import { captureDatabase, captureForRescore, keepDatabaseDump, keepForRescore, rescoreArchives } from '../snapshots/rescore-capture';
+import { dumpName } from '../snapshots/db-dump';
 import { loadSnapshot, type RestoreRequest } from '../snapshots/restore-request';
 import { assertStackPresent } from '../snapshots/host-check';
 import { governorLimits } from '../governor/limits';
@@ -107,14 +108,7 @@ async function agentPhase(i: RunAgentInput, actx: Context, ctx: AgentContext, dr
       sleep: (ms) => actx.sleep(ms),
     });
     actx.heartbeat();
-    // the rollout's final snapshot and the run folder's archives (rescore) side by side: the agent is
-    // done, they only read, and each is a few Docker round trips in a row (bench/sweep-overhead.ts)
-    const db = task.environment.database;
-    await Promise.all([
-      snaps && lastState ? snaps.final({ ...lastState, priorAgentMs: run.agentSeconds * 1000, attemptStartedAt: 0, history: run.history }) : null,
-      snapshotWorkspace(ctx.sandbox, ctx.container, ctx.workspace, ctx.runDir).catch((err: Error) => log.warn({ err: err.message }, 'workspace snapshot failed')),
-      db ? snapshotDatabase(ctx.sandbox, i.ref.stack.services[db.service].container, db, ctx.runDir).catch((err: Error) => log.warn({ err: err.message }, 'database snapshot failed')) : null,
-    ]);
+    await finalCapture(ctx, i, snaps, lastState && { ...lastState, priorAgentMs: run.agentSeconds * 1000, attemptStartedAt: 0, history: run.history });
     if (snaps) run.snapshots = snaps.taken;
     const governed = gate ? { ...run, governor: { waits: gate.stats.waited, waitSeconds: Math.round(gate.stats.waitMs / 100) / 10 } } : run;
     const done = await finishRun(driver, ctx, task, governed, net);
@@ -127,6 +121,23 @@ async function agentPhase(i: RunAgentInput, actx: Context, ctx: AgentContext, dr
       await started.relay.close();
     }
   }
+}
+
+/**
+ * The agent is done: the rollout's final snapshot and the run folder's re-scoring archives, in ONE
+ * exec of the app container (plus one per database), before evaluation writes anything. Each
+ * Docker round trip is ~0.07 s (bench/sweep-overhead.ts). Failures are logged, not fatal.
+ */
+async function finalCapture(ctx: AgentContext, i: RunAgentInput, snaps: ReturnType<typeof agentSnapshots> | null, state: SupervisionState | undefined): Promise<void> {
+  const warn = (what: string) => (err: Error) => ctx.log.warn({ err: err.message }, `${what} failed`);
+  const db = ctx.task.environment.database;
+  const taken = snaps && state ? await snaps.final(state, rescoreArchives(ctx.workspace)) : null;
+  if (taken) keepForRescore(ctx.runDir, taken.alongside);
+  else await captureForRescore(ctx.sandbox, ctx.container, ctx.workspace, ctx.runDir).catch(warn('workspace snapshot'));
+  if (!db) return;
+  const dumped = taken?.dumps[dumpName(db)];
+  if (dumped) keepDatabaseDump(ctx.runDir, dumped);
+  else await captureDatabase(ctx.sandbox, i.ref.stack.services[db.service].container, db, ctx.runDir).catch(warn('database snapshot'));
 }
 
 /** Heartbeat (without details: nothing to re-attach to yet) while a slow preparation step runs. */

@@ -167,7 +167,7 @@ async function watch(ctx: AgentContext, start: SupervisionState, opts: Supervise
   let state = start;
   // the first probes come quickly, then every pollMs: an agent that is done at once (noop, a
   // crash on start) must not cost a full poll interval (bench/sweep-overhead.ts)
-  let pollMs = Math.min(100, opts.pollMs ?? 2000);
+  let pollMs = Math.min(25, opts.pollMs ?? 2000);
   for (;;) {
     state = unbilled(state);
     const p = await probe(ctx.sandbox, ctx.container, state);

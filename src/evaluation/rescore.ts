@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { InvalidInputError } from '../errors';
-import type { ProcessRecord } from '../agents/snapshot';
+import type { ProcessRecord } from '../snapshots/rescore-capture';
+import { restoreDatabase } from '../snapshots/db-dump';
 import { stackIsolation, buildImages, imageMapFromEnv, sandboxBackend, type SandboxBackend } from '../sandbox';
 import { loadTaskCompose } from '../tasks/task-compose';
 import { diffLock, harnessLock, imagesLock, taskLock, type LockChange, type RolloutLock } from './rollout-lock';
@@ -86,12 +87,8 @@ export async function rescore(runDir: string, log: Logger, opts: RescoreOptions 
     const app = stack.services[task.environment.appService].container;
     const db = task.environment.database;
     const dump = join(runDir, 'database.sql.gz');
-    if (db && existsSync(dump)) {
-      const dbc = stack.services[db.service].container;
-      await sandbox.writeFiles(dbc, '/tmp', [{ path: 'restore.sql.gz', content: readFileSync(dump) }]);
-      const r = await sandbox.exec(dbc, ['bash', '-c', `gunzip -c /tmp/restore.sql.gz | psql -q -h 127.0.0.1 -p ${db.port} -U '${db.user}' -d '${db.name}' >/dev/null`], { env: { PGPASSWORD: db.password }, timeoutMs: 600_000 });
-      if (r.exitCode !== 0) throw new Error(`restoring the database dump failed: ${r.stderr}`);
-    }
+    // the dump the rollout kept (snapshots/rescore-capture.ts), in the engine's own format
+    if (db && existsSync(dump)) await restoreDatabase(sandbox, stack.services[db.service].container, db, readFileSync(dump));
     await sandbox.extractArchive(app, task.environment.workspace, readFileSync(join(runDir, 'workspace.tar.gz')));
     await restartProcesses(sandbox, app, readJsonIfExists<ProcessRecord[]>(join(runDir, 'processes.json')) ?? []);
     await waitForPort(sandbox, app, task.environment.appPort);

@@ -3,11 +3,11 @@
 // tests drive real code through an in-memory one (test/helpers/memory-backend.ts). Pick one with
 // the factory (factory.ts).
 import type { Endpoint, ExecResult, StackHandle } from '../model/sandbox';
-import type { ExecDetachedOptions, ExecOptions } from './exec';
+import type { ExecBytesResult, ExecDetachedOptions, ExecOptions } from './exec';
 import type { FileToWrite, OwnerOptions } from './files';
 import type { UpStackOptions } from './stack-up';
 
-export type { Endpoint, ExecResult, StackHandle, ExecOptions, ExecDetachedOptions, FileToWrite, OwnerOptions, UpStackOptions };
+export type { Endpoint, ExecResult, ExecBytesResult, StackHandle, ExecOptions, ExecDetachedOptions, FileToWrite, OwnerOptions, UpStackOptions };
 
 export interface SidecarSpec {
   name: string;
@@ -34,6 +34,8 @@ export interface SandboxBackend {
   reap(isLive: (rolloutKey: string) => Promise<boolean>): Promise<string[]>;
   /** run `cmd` (argv) in a container and collect its output */
   exec(container: string, cmd: string[], opts?: ExecOptions): Promise<ExecResult>;
+  /** the same with stdout as bytes, never truncated (archives and dumps streamed out in one call) */
+  execBytes(container: string, cmd: string[], opts?: ExecOptions): Promise<ExecBytesResult>;
   /** start `script` in its own session so it outlives the call (agents, servers) */
   execDetached(container: string, script: string, opts: ExecDetachedOptions): Promise<{ pid: number }>;
   /** a regular file's contents (symlinks followed); null when it does not exist */

@@ -3,7 +3,7 @@
 import type { SandboxBackend } from './backend';
 import { docker } from './client';
 import { SandboxInfraError, infra } from './errors';
-import { exec, execDetached } from './exec';
+import { exec, execBytes, execDetached } from './exec';
 import { copyDirInto, readFile, writeFiles } from './files';
 import { dockerHostAddress, hostUrl } from './host';
 import { LABEL } from './naming';
@@ -19,6 +19,7 @@ export function dockerBackend(opts: { hostAddress?: string } = {}): SandboxBacke
     down: downStack,
     reap: reapStacks,
     exec,
+    execBytes,
     execDetached,
     readFile,
     writeFiles,

@@ -1,12 +1,12 @@
 // Command execution inside containers: a bounded, attached `exec`, and `execDetached` for
 // processes (agents, servers) that must outlive the exec call and the worker that made it.
 import { shQuote } from '../shell';
+import { constants as bufferConstants } from 'node:buffer';
 import { randomBytes } from 'node:crypto';
 import { PassThrough, type Duplex } from 'node:stream';
 import { ExecResult } from '../model/sandbox';
 import { docker } from './client';
 import { SandboxInfraError, SandboxInputError, infra, isNotFound } from './errors';
-import { writeFiles } from './files';
 
 export interface ExecOptions {
   workdir?: string;
@@ -25,7 +25,7 @@ const envList = (env?: Record<string, string>) => Object.entries(env ?? {}).map(
 class Collector {
   private chunks: Buffer[] = [];
   private size = 0;
-  private dropped = false;
+  dropped = false;
   constructor(private readonly max: number) {}
   push(b: Buffer): void {
     if (this.size >= this.max) {
@@ -37,8 +37,11 @@ class Collector {
     this.size += take.length;
     if (take.length < b.length) this.dropped = true;
   }
+  bytes(): Buffer {
+    return Buffer.concat(this.chunks);
+  }
   text(): string {
-    return Buffer.concat(this.chunks).toString('utf8') + (this.dropped ? '\n[saasbench: output truncated]\n' : '');
+    return this.bytes().toString('utf8') + (this.dropped ? '\n[saasbench: output truncated]\n' : '');
   }
 }
 
@@ -48,6 +51,29 @@ class Collector {
  * process group on timeout takes its children down too (the Docker API has no exec kill).
  */
 export async function exec(container: string, cmd: string[], opts: ExecOptions = {}): Promise<ExecResult> {
+  const r = await run(container, cmd, opts, opts.maxOutputBytes ?? 32 * 1024 * 1024);
+  return { exitCode: r.exitCode, stdout: r.out.text(), stderr: r.err.text(), timedOut: r.timedOut };
+}
+
+/**
+ * Like exec, with stdout as bytes, never truncated (an archive streamed out of the container: one
+ * exec instead of write-to-/tmp, read the file, remove it — each a Docker round trip).
+ */
+export async function execBytes(container: string, cmd: string[], opts: ExecOptions = {}): Promise<ExecBytesResult> {
+  const max = opts.maxOutputBytes ?? bufferConstants.MAX_LENGTH;
+  const r = await run(container, cmd, opts, max);
+  if (r.out.dropped) throw new SandboxInfraError(`exec in ${container}: output larger than ${max} bytes`);
+  return { exitCode: r.exitCode, stdout: r.out.bytes(), stderr: r.err.text(), timedOut: r.timedOut };
+}
+
+export interface ExecBytesResult {
+  exitCode: number;
+  stdout: Buffer;
+  stderr: string;
+  timedOut: boolean;
+}
+
+async function run(container: string, cmd: string[], opts: ExecOptions, max: number): Promise<{ exitCode: number; out: Collector; err: Collector; timedOut: boolean }> {
   if (cmd.length === 0) throw new SandboxInputError('exec: empty command');
   const c = docker().getContainer(container);
   const pidFile = opts.timeoutMs !== undefined ? `/tmp/.saasbench-exec-${randomBytes(6).toString('hex')}.pid` : undefined;
@@ -72,7 +98,6 @@ export async function exec(container: string, cmd: string[], opts: ExecOptions =
     throw infra(`exec in ${container}`, err);
   }
 
-  const max = opts.maxOutputBytes ?? 32 * 1024 * 1024;
   const out = new Collector(max);
   const errOut = new Collector(max);
   const outPT = new PassThrough().on('data', (b: Buffer) => out.push(b));
@@ -106,7 +131,7 @@ export async function exec(container: string, cmd: string[], opts: ExecOptions =
     throw infra(`exec inspect in ${container}`, err);
   });
   const exitCode = typeof info.ExitCode === 'number' && !info.Running ? info.ExitCode : timedOut ? 137 : -1;
-  return { exitCode, stdout: out.text(), stderr: errOut.text(), timedOut };
+  return { exitCode, out, err: errOut, timedOut };
 }
 
 async function killGroup(container: string, pidFile: string): Promise<void> {
@@ -155,19 +180,16 @@ export async function execDetached(container: string, script: string, opts: Exec
     `echo $rc > ${q(dir)}/exit_code.tmp && mv -f ${q(dir)}/exit_code.tmp ${q(dir)}/exit_code`,
     '',
   ].join('\n');
-  await writeFiles(container, dir, [
-    { path: 'script.sh', content: script, mode: 0o755 },
-    { path: 'runner.sh', content: runner, mode: 0o755 },
-  ]);
-  // A previous attempt's pid/exit_code must not be mistaken for this run's.
+  // ONE exec (each is a Docker round trip, ~0.07 s): the script arrives on stdin, the runner as an
+  // argument; the control files of a previous attempt go first, so they are not taken for this run's
   const launch =
-    `cd ${q(dir)} && rm -f pid exit_code pid.tmp exit_code.tmp || exit 1; ` +
+    `mkdir -p ${q(dir)} && cd ${q(dir)} && rm -f pid exit_code pid.tmp exit_code.tmp && cat > script.sh && printf '%s' "$0" > runner.sh && chmod 755 script.sh runner.sh || exit 1; ` +
     // Only `setsid` may be backgrounded: a backgrounded `a && b &` list would be a subshell that
     // keeps the exec's stdout open until the script ends.
     `setsid bash ./runner.sh < /dev/null > /dev/null 2>&1 & ` +
-    `for i in $(seq 1 200); do if [ -s ${q(dir + '/pid')} ]; then cat ${q(dir + '/pid')}; exit 0; fi; sleep 0.05; done; ` +
+    `for i in $(seq 1 3000); do if [ -s pid ]; then cat pid; exit 0; fi; sleep 0.01; done; ` +
     `echo "runner did not write its pid" >&2; exit 1`;
-  const r = await exec(container, ['bash', '-c', launch], { env: opts.env, user: opts.user, timeoutMs: 30_000 });
+  const r = await exec(container, ['bash', '-c', launch, runner], { env: opts.env, user: opts.user, timeoutMs: 30_000, stdin: script });
   const pid = Number.parseInt(r.stdout.trim(), 10);
   if (r.exitCode !== 0 || !Number.isInteger(pid)) {
     throw new SandboxInfraError(`execDetached in ${container} failed (exit ${r.exitCode}): ${r.stderr.trim() || r.stdout.trim()}`);

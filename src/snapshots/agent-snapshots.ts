@@ -5,7 +5,7 @@ import type { AgentContext, AgentDriver } from '../agents/types';
 import type { SnapshotMeta } from '../model/snapshot';
 import { databasesOf } from './db-dump';
 import { snapshotStore } from './factory';
-import { nextSeq, restoreSnapshot, takeSnapshot, type SnapshotFile, type TakeOptions } from './rollout-snapshot';
+import { nextSeq, restoreSnapshot, takeSnapshot, type SnapshotFile, type TakeOptions, type Taken } from './rollout-snapshot';
 import type { SnapshotStore } from './store';
 
 /** What the history keeps of a snapshot: the metadata, never the contents. */
@@ -30,16 +30,18 @@ export function agentSnapshots(ctx: AgentContext, driver: AgentDriver, processCo
   const taken: SnapshotMeta[] = [];
   let last = Date.now();
   let seq: number | null = null;
-  const take = async (state: SupervisionState, final: boolean) => {
+  const take = async (state: SupervisionState, final: boolean, alongside?: Record<string, string>): Promise<Taken | null> => {
     const t = setInterval(o.beat, 5000);
     try {
       seq ??= await nextSeq(store, ctx.rolloutKey);
-      const f = await takeSnapshot({ ...base, supervision: state, final }, seq);
+      const r = await takeSnapshot({ ...base, supervision: state, final }, seq, alongside);
       seq += 1;
-      taken.push(metaOf(f));
-      o.log.info({ snapshot: f.id, bytes: f.bytes, agentSeconds: f.agentSeconds, store: store.location }, 'rollout snapshot taken');
+      taken.push(metaOf(r.file));
+      o.log.info({ snapshot: r.file.id, bytes: r.file.bytes, agentSeconds: r.file.agentSeconds, store: store.location }, 'rollout snapshot taken');
+      return r;
     } catch (err) {
       o.log.warn({ err: (err as Error).message }, 'rollout snapshot failed');
+      return null;
     } finally {
       clearInterval(t);
     }
@@ -51,7 +53,8 @@ export function agentSnapshots(ctx: AgentContext, driver: AgentDriver, processCo
       await take(state, false);
       last = Date.now();
     },
-    final: (state: SupervisionState) => take(state, true),
+    /** the last snapshot; `alongside`: more archives of the app container taken in the same exec (null: it failed) */
+    final: (state: SupervisionState, alongside?: Record<string, string>) => take(state, true, alongside),
   };
 }
 

@@ -47,16 +47,13 @@ export function databasesOf(env: { database?: DatabaseTarget; databases?: Record
 
 export const dumpName = (db: DatabaseTarget) => `db-${db.service}-${db.name}.gz`.replace(/[^A-Za-z0-9_.-]/g, '-');
 
-/** A gzipped dump, or null when the engine has no dump tool here. */
+/** A gzipped dump, or null when the engine has no dump tool here. One exec: the dump comes back on its stdout. */
 export async function dumpDatabase(sandbox: SandboxBackend, container: string, db: DatabaseTarget): Promise<Buffer | null> {
   const d = dumperOf(db);
   if (!d) return null;
-  const tmp = '/tmp/.saasbench-snapshot-db.gz';
-  const r = await sandbox.exec(container, ['bash', '-c', `set -o pipefail; ${d.dump} | gzip > ${tmp}; echo $?`], { timeoutMs: 600_000, env: d.env });
-  if (r.stdout.trim() !== '0') throw new Error(`${db.kind} dump of ${db.name} failed: ${(r.stderr || r.stdout).slice(0, 400)}`);
-  const buf = await sandbox.readFile(container, tmp);
-  await sandbox.exec(container, ['rm', '-f', tmp]);
-  return buf;
+  const r = await sandbox.execBytes(container, ['bash', '-c', `set -o pipefail; ${d.dump} | gzip`], { timeoutMs: 600_000, env: d.env });
+  if (r.exitCode !== 0) throw new Error(`${db.kind} dump of ${db.name} failed (exit ${r.exitCode}): ${r.stderr.slice(0, 400)}`);
+  return r.stdout;
 }
 
 export async function restoreDatabase(sandbox: SandboxBackend, container: string, db: DatabaseTarget, dump: Buffer): Promise<void> {

@@ -74,29 +74,30 @@ export async function nextSeq(store: SnapshotStore, rolloutKey: string): Promise
 }
 
 /**
- * Archive in one container: every script (its `$OUT` is its archive) runs in ONE exec, which also
- * bundles the archives into one plain tar, so ONE file is read (the engine serialises a container's
- * archive reads: two reads cost twice one) and one more exec removes them. Each exec or read is
- * ~0.07–0.25 s: a noop rollout's final snapshot was 6 of them in a row (bench/sweep-overhead.ts).
+ * Archives made in one container by ONE exec: each script writes its archive to `$OUT`, and all of
+ * them come back on the exec's stdout as one plain tar (with each script's exit code), so nothing
+ * is read back or removed afterwards. Each Docker round trip is ~0.07–0.25 s: a noop rollout's
+ * final snapshot was once 6 of them in a row (bench/sweep-overhead.ts).
  */
-async function tarOut(sandbox: SandboxBackend, container: string, scripts: string[]): Promise<Buffer[]> {
+export async function archiveIn(sandbox: SandboxBackend, container: string, scripts: Record<string, string>): Promise<Record<string, Buffer>> {
+  const names = Object.keys(scripts);
   const dir = `/tmp/.saasbench-snapshot-${Date.now()}-${randomBytes(4).toString('hex')}`;
-  const names = scripts.map((_, k) => `${k}.tar.gz`);
-  const body = scripts.map((s, k) => `${s.replaceAll('$OUT', `${dir}/${names[k]}`)}; echo $?`).join('; ');
+  const body = names.map((n, k) => `{ ${scripts[n].replaceAll('$OUT', `${dir}/${k}`)}; }; echo $? >> ${dir}/codes`).join('; ');
+  const entries = ['codes', ...names.map((_, k) => String(k))].join(' ');
   // each archive keeps its own 600 s bound
-  const r = await sandbox.exec(container, ['bash', '-c', `mkdir -p /tmp/.saasbench '${dir}'; ${body}; tar -C '${dir}' -cf '${dir}/bundle.tar' ${names.join(' ')}`], { timeoutMs: 600_000 * scripts.length });
+  const r = await sandbox.execBytes(container, ['bash', '-c', `mkdir -p '${dir}' && : > ${dir}/codes || exit 1; ${body}; tar -C '${dir}' -cf - ${entries}; rc=$?; rm -rf '${dir}'; exit $rc`], { timeoutMs: 600_000 * Math.max(1, names.length) });
+  const files = r.exitCode === 0 ? await untar(r.stdout) : new Map<string, Buffer>();
   // tar exits 1 when a file changed while it was read: the agent is live, the archive is still good
-  const codes = r.stdout.trim().split('\n').slice(-scripts.length).map(Number);
+  const codes = (files.get('codes')?.toString('utf8') ?? '').trim().split('\n').filter(Boolean).map(Number);
   const bad = codes.find((c) => !(c <= 1));
-  if (codes.length < scripts.length || bad !== undefined) throw new Error(`snapshot archive failed (tar ${bad ?? '?'}): ${r.stderr.slice(0, 400)}`);
-  const bundle = await sandbox.readFile(container, `${dir}/bundle.tar`);
-  await sandbox.exec(container, ['rm', '-rf', dir]);
-  const files = bundle ? await untar(bundle) : new Map<string, Buffer>();
-  return names.map((n) => {
-    const b = files.get(n);
-    if (!b) throw new Error('snapshot archive missing after tar');
-    return b;
-  });
+  if (r.exitCode !== 0 || codes.length < names.length || bad !== undefined) throw new Error(`snapshot archive failed (exit ${r.exitCode}, tar ${bad ?? '?'}): ${r.stderr.slice(0, 400)}`);
+  return Object.fromEntries(
+    names.map((n, k) => {
+      const b = files.get(String(k));
+      if (!b) throw new Error(`snapshot archive ${n} missing after tar`);
+      return [n, b];
+    }),
+  );
 }
 
 /** The regular files of a plain tar, by name. */
@@ -119,38 +120,56 @@ async function untar(buf: Buffer): Promise<Map<string, Buffer>> {
   return out;
 }
 
-/** Take one snapshot (the agent keeps running: files are read live) and write it to the store. */
-export async function takeSnapshot(o: TakeOptions, seq: number): Promise<SnapshotFile> {
+/** What a snapshot took: its metadata, the dumps, and the extra archives asked for alongside. */
+export interface Taken {
+  file: SnapshotFile;
+  /** dump name (dumpName) → the gzipped dump */
+  dumps: Record<string, Buffer>;
+  alongside: Record<string, Buffer>;
+}
+
+/**
+ * Take one snapshot (the agent keeps running: files are read live) and write it to the store.
+ * `alongside`: more archive scripts for the app container, made in the same exec (the final
+ * snapshot also takes the run folder's re-scoring archive: agents/snapshot.ts).
+ */
+export async function takeSnapshot(o: TakeOptions, seq: number, alongside: Record<string, string> = {}): Promise<Taken> {
   const id = snapshotId(o.rolloutKey, seq);
   const excludes = CACHE_EXCLUDES.map((e) => `--exclude=./${e}`).join(' ');
   const ws = `tar -C '${o.workspace}' ${excludes} -czf $OUT . 2>/dev/null`;
   const paths = [...o.sessionPaths, CONTROL_ROOT].map((p) => `'${p.replace(/^\/+/, '')}'`).join(' ');
   const sess = `set --; for p in ${paths}; do [ -e "/$p" ] && set -- "$@" "$p"; done; tar -C / -czf $OUT "$@" 2>/dev/null`;
-  // the agent in the app container (the usual case): both archives in one exec; a sidecar's side by side
-  const [workspace, session] =
-    o.processContainer === o.container
-      ? await tarOut(o.sandbox, o.container, [ws, sess])
-      : (await Promise.all([tarOut(o.sandbox, o.container, [ws]), tarOut(o.sandbox, o.processContainer, [sess])])).flat();
+  // reserved names in the one exec's archive set (callers' `alongside` names are file names)
+  const K = { ws: 'snapshot:workspace', sess: 'snapshot:session' };
+  // the agent in the app container (the usual case): everything in one exec; a sidecar's side by side;
+  // the database dumps (one exec each, in their own containers) at the same time
+  const sameContainer = o.processContainer === o.container;
+  const [app, side, dumpList] = await Promise.all([
+    archiveIn(o.sandbox, o.container, { ...alongside, [K.ws]: ws, ...(sameContainer ? { [K.sess]: sess } : {}) }),
+    sameContainer ? null : archiveIn(o.sandbox, o.processContainer, { [K.sess]: sess }),
+    Promise.all(o.databases.map(async (d) => [dumpName(d.target), await dumpDatabase(o.sandbox, d.container, d.target)] as const)),
+  ]);
+  const workspace = app[K.ws];
+  const session = (side ?? app)[K.sess];
   const bytes: Record<string, number> = { workspace: workspace.length, session: session.length };
   await o.store.put(`${id}/workspace.tar.gz`, workspace);
   await o.store.put(`${id}/session.tar.gz`, session);
-  const databases: string[] = [];
-  for (const d of o.databases) {
-    const dump = await dumpDatabase(o.sandbox, d.container, d.target);
+  const dumps: Record<string, Buffer> = {};
+  for (const [name, dump] of dumpList) {
     if (!dump) continue;
-    const name = dumpName(d.target);
     await o.store.put(`${id}/${name}`, dump);
     bytes[name] = dump.length;
-    databases.push(name);
+    dumps[name] = dump;
   }
   const s = o.supervision;
   const agentMs = s.priorAgentMs + (s.attemptStartedAt ? Math.max(0, s.lastBeatAt - s.attemptStartedAt) : 0);
   const meta: SnapshotFile = {
     id, rolloutKey: o.rolloutKey, seq, takenAt: Date.now(), host: o.host, agentSeconds: Math.round(agentMs / 100) / 10, final: o.final, bytes,
-    agent: o.agent, model: o.model, supervision: o.supervision, sessionPaths: o.sessionPaths, databases,
+    agent: o.agent, model: o.model, supervision: o.supervision, sessionPaths: o.sessionPaths, databases: Object.keys(dumps),
   };
   await o.store.put(`${id}/meta.json`, Buffer.from(JSON.stringify(meta, null, 2)));
-  return meta;
+  const extra = Object.fromEntries(Object.keys(alongside).map((k) => [k, app[k]]));
+  return { file: meta, dumps, alongside: extra };
 }
 
 export interface RestoreOptions {

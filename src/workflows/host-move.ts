@@ -80,7 +80,8 @@ export async function agentPhase(state: AgentPhaseState, d: AgentPhaseDeps): Pro
       const prov = await d.shared.provision(d.provisionInput);
       const host = d.onHost(prov.hostQueue);
       const ref: RolloutRef = { ...state.ref, runDir: prov.runDir, stack: prov.stack, taskHash: prov.plan.taskHash };
-      await host.acts.prepareWorkspace({ ref, agent: input.agent, model: input.model });
+      // newer workflows had provision prepare the workspace (rollout.ts)
+      if (!d.provisionInput.prepare) await host.acts.prepareWorkspace({ ref, agent: input.agent, model: input.model });
       const resumedAt = Date.now();
       const lostFrom = snap?.takenAt ?? d.progress.phaseStartedAt;
       state.moves.push({

@@ -86,6 +86,11 @@ export class MemoryBackend implements SandboxBackend {
     return r ?? { exitCode: 127, stdout: '', stderr: `memory backend: no script for ${JSON.stringify(cmd)}`, timedOut: false };
   }
 
+  async execBytes(container: string, cmd: string[], opts: ExecOptions = {}) {
+    const r = await this.exec(container, cmd, opts);
+    return { ...r, stdout: Buffer.from(r.stdout) };
+  }
+
   async execDetached(container: string, script: string, opts: { controlDir: string; workdir?: string }): Promise<{ pid: number }> {
     this.calls.push({ op: 'execDetached', container, detail: script });
     const files = this.fs(container);

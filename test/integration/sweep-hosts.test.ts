@@ -38,7 +38,8 @@ test('acceptance 4: two worker hosts — every activity of a rollout ran on the 
     assert.equal(prov.length, 1);
     assert.equal(prov[0].taskQueue, 'saasbench', 'provision goes to the shared queue');
     const rest = acts.filter((a) => a.type !== 'provision');
-    assert.ok(rest.length >= 5, 'prepareWorkspace, runAgent, evaluateNode…, persistResults, teardown');
+    // provision prepared the workspace; the rest ran on the host queue
+    for (const t of ['runAgent', 'evaluateNode', 'persistResults', 'teardown']) assert.ok(rest.some((a) => a.type === t), `${x.workflowId}: ${t} ran`);
     for (const a of rest) {
       assert.equal(a.taskQueue, `saasbench-host-${host}`, `${x.workflowId}: ${a.type} scheduled on the host queue`);
       assert.equal(a.identity, prov[0].identity, `${x.workflowId}: ${a.type} ran in the worker process that provisioned`);

@@ -56,22 +56,13 @@ async function run(opts: { firstHostQueue: 'dead' | 'live'; runAgent(i: RunAgent
   };
   const e = opts.env ?? env;
   const worker = await Worker.create({ connection: e.nativeConnection, taskQueue, workflowBundle: bundle, activities: acts });
-  // host A's worker prepares the workspace and then dies: runAgent waits on a queue nobody polls
-  const dead =
-    opts.firstHostQueue === 'dead'
-      ? await Worker.create({
-          connection: e.nativeConnection,
-          taskQueue: `${taskQueue}-dead`,
-          activities: { prepareWorkspace: async () => (setImmediate(() => dead!.shutdown()), { promptFile: 'p' }) },
-        })
-      : null;
-  const deadRun = dead?.run();
+  // host A provisioned (and, on the shared queue, prepared the workspace), then died: its queue
+  // has no worker, so runAgent waits on a queue nobody polls
   const input = { taskDir: '/t', taskId: 't', agent: 'claude-code', model: 'm', heartbeatSeconds: 5, hostLossSeconds: 60, snapshotSeconds: 30, evaluation: { parallelism: 1, judge: { enabled: false, model: 'x' } }, ...opts.input } as RolloutInput;
   const result = await worker.runUntil(async () => {
     const h = await e.client.workflow.start(rolloutWorkflow, { taskQueue, workflowId: `rollout-${taskQueue}`, args: [input] });
     return h.result();
   });
-  await deadRun;
   return { result, seen };
 }
 

@@ -40,11 +40,16 @@ interface Stubs {
   runAgent?: Acts['runAgent'];
   evaluateNode?: Acts['evaluateNode'];
   /** block this phase's activity until the workflow is cancelled */
-  hangIn?: 'provision' | 'prepareWorkspace' | 'runAgent' | 'evaluateNode' | 'persistResults';
+  hangIn?: 'provision' | 'runAgent' | 'evaluateNode' | 'persistResults';
 }
 
 interface Calls {
   teardown: number;
+  /** what provision was asked (prepare: it also puts the PRD and knowledge base in the workspace) */
+  provisionPrepare?: boolean;
+  prepareWorkspace: number;
+  /** persistResults saw teardown start before it finished (they run side by side) */
+  teardownDuringPersist?: boolean;
   evaluate: Record<string, number>;
   phases: RolloutPhase[];
 }
@@ -55,7 +60,7 @@ const completed = (extra: Partial<AgentRunSummary> = {}): AgentRunSummary => ({ 
 let queueNo = 0;
 async function run(stubs: Stubs, onStarted?: (h: { cancel(): Promise<unknown> }) => Promise<void>): Promise<{ result?: RolloutResult; error?: unknown; calls: Calls }> {
   const taskQueue = `rollout-ts-${++queueNo}`;
-  const calls: Calls = { teardown: 0, evaluate: {}, phases: [] };
+  const calls: Calls = { teardown: 0, prepareWorkspace: 0, evaluate: {}, phases: [] };
   const { Context } = await import('@temporalio/activity');
   const hang = async <T>(phase: Stubs['hangIn'], value: () => Promise<T> | T): Promise<T> => {
     if (stubs.hangIn !== phase) return value();
@@ -67,14 +72,22 @@ async function run(stubs: Stubs, onStarted?: (h: { cancel(): Promise<unknown> })
     }
   };
   const acts: Partial<Acts> = {
-    provision: async () => hang('provision', (): Provisioned => ({ host: 'h1', hostQueue: taskQueue, runDir: '/nonexistent', plan, stack: { rolloutKey: 'k', project: 'p', network: 'n', services: {} }, appUrl: 'http://x', provisionMs: 1 })),
-    prepareWorkspace: async () => hang('prepareWorkspace', () => ({ promptFile: 'p' })),
+    provision: async (i) => {
+      calls.provisionPrepare = i.prepare;
+      return hang('provision', (): Provisioned => ({ host: 'h1', hostQueue: taskQueue, runDir: '/nonexistent', plan, stack: { rolloutKey: 'k', project: 'p', network: 'n', services: {} }, appUrl: 'http://x', provisionMs: 1 }));
+    },
+    prepareWorkspace: async () => (calls.prepareWorkspace++, { promptFile: 'p' }),
     runAgent: async (i) => hang('runAgent', () => (stubs.runAgent ? stubs.runAgent(i) : completed())),
     evaluateNode: async (i) => {
       calls.evaluate[i.nodeId] = (calls.evaluate[i.nodeId] ?? 0) + 1;
       return hang('evaluateNode', () => (stubs.evaluateNode ? stubs.evaluateNode(i) : passed(i.nodeId)));
     },
-    persistResults: async () => hang('persistResults', () => ({ runDir: '/nonexistent' })),
+    persistResults: async () =>
+      hang('persistResults', async () => {
+        for (let k = 0; k < 50 && calls.teardown === 0; k++) await new Promise((r) => setTimeout(r, 20));
+        calls.teardownDuringPersist = calls.teardown > 0;
+        return { runDir: '/nonexistent' };
+      }),
     teardown: async () => {
       calls.teardown++;
       return { containers: 0, networks: 0, volumes: 0 };
@@ -94,6 +107,15 @@ async function run(stubs: Stubs, onStarted?: (h: { cancel(): Promise<unknown> })
     }
   });
 }
+
+test('provision also prepares the workspace (no prepareWorkspace activity), and teardown runs beside persistResults', async () => {
+  const { result, calls } = await run({});
+  assert.equal(result?.score.overall.pct, 100);
+  assert.equal(calls.provisionPrepare, true);
+  assert.equal(calls.prepareWorkspace, 0);
+  assert.equal(calls.teardownDuringPersist, true, 'teardown started before persistResults finished');
+  assert.equal(calls.teardown, 1, 'and only once (the finally block reuses it)');
+});
 
 test('misconfigured agent (AgentConfigError from runAgent): the rollout FAILS with the missing-key message, is not retried, never scored; teardown runs', async () => {
   let attempts = 0;
@@ -171,7 +193,7 @@ test('host trouble on every attempt: after the retries the node is ERROR with th
   assert.equal(result?.outcomes.find((o) => o.nodeId === 'B')?.status, 'SKIPPED_DEPENDENCY');
 });
 
-for (const phase of ['prepareWorkspace', 'runAgent', 'evaluateNode', 'persistResults'] as const) {
+for (const phase of ['runAgent', 'evaluateNode', 'persistResults'] as const) {
   test(`cancelled during ${phase}: the rollout ends cancelled and teardown runs`, async () => {
     const { error, calls } = await run({ hangIn: phase }, async (h) => {
       await new Promise((r) => setTimeout(r, 700));
