@@ -15,19 +15,21 @@
  *
  * IPv6 on the bridge is dropped outright (the networks are IPv4-only).
  *
- * Rules are idempotent (checked with -C before insertion), removed by `removeStackFirewall` on
- * teardown, and chains left behind by a crash are removed by `reapOrphanFirewalls` once their bridge
- * is gone. The mode comes from SAASBENCH_FIREWALL: `auto` (default: apply when iptables works, else
- * warn and record that it is off), `required` (no rollout starts without it), `off`.
+ * A rollout's chains, bodies and jumps are installed in ONE `iptables-restore --noflush` transaction
+ * computed from one `iptables-save -t filter` read (firewall-rules.ts), so a stack never has half a
+ * firewall and a rollout costs two processes, not thirty. Idempotent: a re-apply adds only what is
+ * missing, never a second copy, and keeps the ports openHostPort opened. `removeStackFirewall` takes
+ * them out the same way on teardown, and chains left behind by a crash are removed by
+ * `reapOrphanFirewalls` once their bridge is gone. The mode comes from SAASBENCH_FIREWALL: `auto`
+ * (default: apply when iptables works, else warn and record that it is off), `required` (no rollout
+ * starts without it), `off`.
  */
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { promisify } from 'node:util';
 import { log } from '../log';
 import { SaasbenchError } from '../errors';
-
-const execFileP = promisify(execFile);
+import { applyScript, normRule, parseFilterTable, portRule, removeScript, v6ApplyScript, v6RemoveScript, type FilterTable, type FirewallNames } from './firewall-rules';
 
 export type FirewallMode = 'auto' | 'required' | 'off';
 
@@ -56,50 +58,94 @@ export function firewallMode(): FirewallMode {
 const hashOf = (project: string) => createHash('sha256').update(project).digest('hex').slice(0, 12);
 
 /** Bridge interface and chain names of a rollout project (deterministic: a retry or a reaper finds them). */
-export function firewallNames(project: string): { bridge: string; inChain: string; fwdChain: string } {
-  const h = hashOf(project);
-  return { bridge: `sb-${h}`, inChain: `SBI-${h}`, fwdChain: `SBF-${h}` };
-}
+export const firewallNames = (project: string): FirewallNames => namesOf(hashOf(project));
+const namesOf = (h: string): FirewallNames => ({ bridge: `sb-${h}`, inChain: `SBI-${h}`, fwdChain: `SBF-${h}` });
 
 const iptablesBin = () => process.env.SAASBENCH_IPTABLES ?? 'iptables';
 const ip6tablesBin = () => process.env.SAASBENCH_IP6TABLES ?? 'ip6tables';
+// iptables-save / iptables-restore are taken next to the binary (iptables-nft → iptables-nft-save, a
+// path keeps its folder): an override must have both beside it
+const saveBin = (bin: string) => `${bin}-save`;
+const restoreBin = (bin: string) => `${bin}-restore`;
 
-async function run(bin: string, args: string[]): Promise<{ ok: boolean; stdout: string; stderr: string }> {
-  try {
-    const r = await execFileP(bin, ['-w', '10', ...args], { timeout: 30_000 });
-    return { ok: true, stdout: r.stdout, stderr: r.stderr };
-  } catch (err) {
-    const e = err as { stdout?: string; stderr?: string; message: string };
-    return { ok: false, stdout: e.stdout ?? '', stderr: e.stderr || e.message };
+interface RunResult {
+  ok: boolean;
+  stdout: string;
+  stderr: string;
+}
+
+/** One process; `input` goes to its stdin. Never throws: the caller decides what a failure means. */
+function run(bin: string, args: string[], input?: string): Promise<RunResult> {
+  return new Promise((resolve) => {
+    const child = execFile(bin, args, { timeout: 30_000, maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) => {
+      if (!err) resolve({ ok: true, stdout, stderr });
+      else resolve({ ok: false, stdout: stdout ?? '', stderr: stderr || err.message });
+    });
+    child.stdin?.on('error', () => undefined); // a binary that exits early (EPIPE) reports through the callback
+    child.stdin?.end(input ?? '');
+  });
+}
+
+/** iptables itself: waits up to 10 s for the xtables lock. */
+const ipt = (bin: string, args: string[]) => run(bin, ['-w', '10', ...args]);
+
+async function readTable(bin: string): Promise<FilterTable> {
+  const r = await run(saveBin(bin), ['-t', 'filter']);
+  if (!r.ok) throw new FirewallError(`${saveBin(bin)} -t filter: ${r.stderr.trim()}`);
+  return parseFilterTable(r.stdout);
+}
+
+/** One atomic transaction; the table is left untouched when any line fails. */
+async function restore(bin: string, text: string): Promise<RunResult> {
+  return run(restoreBin(bin), ['--noflush', '-w', '10'], text);
+}
+
+/**
+ * Read the table, compute the script, run it. A failed transaction is retried once from a fresh read
+ * (another process may have changed the table in between: a -D of a rule it removed fails).
+ */
+async function converge(bin: string, plan: (t: FilterTable) => string | null): Promise<RunResult> {
+  let r: RunResult = { ok: true, stdout: '', stderr: '' };
+  for (let attempt = 0; attempt < 2; attempt++) {
+    const text = plan(await readTable(bin));
+    if (text === null) return { ok: true, stdout: '', stderr: '' };
+    r = await restore(bin, text);
+    if (r.ok) return r;
   }
+  return r;
 }
 
-async function must(bin: string, args: string[]): Promise<void> {
-  const r = await run(bin, args);
-  if (!r.ok) throw new FirewallError(`${bin} ${args.join(' ')}: ${r.stderr.trim()}`);
-}
+/** Best effort (ip6tables may be absent, or IPv6 off): never throws. */
+const converge6 = (plan: (t: FilterTable) => string | null): Promise<unknown> => converge(ip6tablesBin(), plan).catch(() => undefined);
 
-/** -C then -I/-A: a rule is never added twice. */
-async function ensure(bin: string, table: 'INPUT' | 'FORWARD' | string, rule: string[], position: 'top' | 'end' = 'top'): Promise<void> {
-  if ((await run(bin, ['-C', table, ...rule])).ok) return;
-  await must(bin, position === 'top' ? ['-I', table, '1', ...rule] : ['-A', table, ...rule]);
-}
-
-/** Delete every copy of a rule (tolerates its absence). */
-async function removeAll(bin: string, table: string, rule: string[]): Promise<void> {
-  for (let i = 0; i < 20; i++) if (!(await run(bin, ['-D', table, ...rule])).ok) return;
+// Firewall changes of this process one at a time: each is a read then a write, and two interleaved
+// ones (an apply racing an openHostPort of the same rollout) could undo each other.
+let queue: Promise<unknown> = Promise.resolve();
+function serial<T>(fn: () => Promise<T>): Promise<T> {
+  const next = queue.then(fn, fn);
+  queue = next.catch(() => undefined);
+  return next;
 }
 
 let availability: Promise<string | null> | undefined;
 
-/** null when iptables can be used here, else the reason it cannot. */
+/** null when iptables (and its -save/-restore) can be used here, else the reason it cannot. */
 function unavailableReason(): Promise<string | null> {
   availability ??= (async () => {
     const dh = process.env.DOCKER_HOST;
     if (dh && !dh.startsWith('unix://')) return `DOCKER_HOST=${dh} is not local: this host's firewall does not guard its containers`;
     if (typeof process.getuid === 'function' && process.getuid() !== 0) return 'the worker is not root (iptables needs CAP_NET_ADMIN)';
-    const r = await run(iptablesBin(), ['-S', 'INPUT']);
-    return r.ok ? null : `iptables does not work here: ${r.stderr.trim().split('\n')[0]}`;
+    const bin = iptablesBin();
+    const checks: [string, Promise<RunResult>][] = [
+      [bin, ipt(bin, ['-S', 'INPUT'])],
+      [saveBin(bin), run(saveBin(bin), ['-t', 'filter'])],
+      [restoreBin(bin), run(restoreBin(bin), ['--version'])],
+    ];
+    for (const [name, p] of checks) {
+      const r = await p;
+      if (!r.ok) return `${name} does not work here: ${r.stderr.trim().split('\n')[0]}`;
+    }
+    return null;
   })();
   return availability;
 }
@@ -117,7 +163,8 @@ let warned = false;
 
 /**
  * Install (or re-check) the chains of a rollout's bridge. Call after the network exists and before
- * any container of it starts. Idempotent.
+ * any container of it starts. Idempotent: one `iptables-save` read and, when anything is missing,
+ * one `iptables-restore --noflush` transaction (IPv6 alongside, best effort).
  */
 export async function applyStackFirewall(project: string): Promise<FirewallStatus> {
   const plan = await firewallPlan();
@@ -126,66 +173,47 @@ export async function applyStackFirewall(project: string): Promise<FirewallStatu
     warned = true;
     return plan;
   }
-  const { bridge, inChain, fwdChain } = firewallNames(project);
-  const ipt = iptablesBin();
-  for (const chain of [inChain, fwdChain]) {
-    const exists = (await run(ipt, ['-S', chain])).ok;
-    if (!exists) await must(ipt, ['-N', chain]);
-  }
-  // chain bodies: rebuilt only when they do not look complete (the dynamic port rules of
-  // openHostPort sit above the fixed tail and survive a re-apply)
-  const inTail: string[][] = [
-    ['-m', 'conntrack', '--ctstate', 'ESTABLISHED,RELATED', '-j', 'ACCEPT'],
-    ['-p', 'tcp', '-j', 'REJECT', '--reject-with', 'tcp-reset'],
-    ['-p', 'udp', '-j', 'REJECT', '--reject-with', 'icmp-port-unreachable'],
-    ['-j', 'DROP'],
-  ];
-  const fwdBody: string[][] = [
-    ['-i', bridge, '-o', bridge, '-j', 'RETURN'],
-    ['-m', 'conntrack', '--ctstate', 'ESTABLISHED,RELATED', '-j', 'RETURN'],
-    ['-p', 'tcp', '-j', 'REJECT', '--reject-with', 'tcp-reset'],
-    ['-j', 'REJECT', '--reject-with', 'icmp-port-unreachable'],
-  ];
-  for (const r of inTail) await ensure(ipt, inChain, r, 'end');
-  for (const r of fwdBody) await ensure(ipt, fwdChain, r, 'end');
-  // jumps at the top of the built-in chains, ahead of Docker's own ACCEPT rules for the bridge
-  await ensure(ipt, 'FORWARD', ['-o', bridge, '-j', fwdChain]);
-  await ensure(ipt, 'FORWARD', ['-i', bridge, '-j', fwdChain]);
-  await ensure(ipt, 'INPUT', ['-i', bridge, '-j', inChain]);
-  // IPv6: nothing legitimate uses it on these bridges; best effort (ip6tables may be absent)
-  for (const [table, rule] of v6Rules(bridge)) {
-    if (!(await run(ip6tablesBin(), ['-C', table, ...rule])).ok) await run(ip6tablesBin(), ['-I', table, '1', ...rule]);
-  }
+  await serial(() => applyNames(firewallNames(project)));
   return plan;
 }
 
-function v6Rules(bridge: string): [string, string[]][] {
-  return [
-    ['INPUT', ['-i', bridge, '-j', 'DROP']],
-    ['FORWARD', ['-i', bridge, '-j', 'DROP']],
-    ['FORWARD', ['-o', bridge, '-j', 'DROP']],
-  ];
+async function applyNames(n: FirewallNames): Promise<void> {
+  const [v4] = await Promise.all([converge(iptablesBin(), (t) => applyScript(t, n)), converge6((t) => v6ApplyScript(t, n.bridge))]);
+  if (!v4.ok) throw new FirewallError(`${restoreBin(iptablesBin())} (chains of ${n.bridge}): ${v4.stderr.trim()}`);
 }
-
-const portRule = (gateway: string, port: number) => ['-d', `${gateway}/32`, '-p', 'tcp', '--dport', String(port), '-j', 'ACCEPT'];
 
 /** Let the rollout's containers reach `gateway:port` on this host (the relay, the egress proxy, a webhook receiver). */
 export async function openHostPort(project: string, gateway: string, port: number): Promise<void> {
   if (!(await firewallPlan()).applied) return;
-  const { inChain } = firewallNames(project);
-  // a stack started while the firewall was off (or by an older worker) gets its chains now
-  if (!(await run(iptablesBin(), ['-S', inChain])).ok) await applyStackFirewall(project);
-  await ensure(iptablesBin(), inChain, portRule(gateway, port));
+  const n = firewallNames(project);
+  const rule = portRule(gateway, port);
+  await serial(async () => {
+    let chain = await ipt(iptablesBin(), ['-S', n.inChain]);
+    // a stack started while the firewall was off (or by an older worker) gets its chains now
+    if (!chain.ok) {
+      await applyNames(n);
+      chain = { ok: true, stdout: '', stderr: '' };
+    }
+    if (parseFilterTable(chain.stdout).rules.get(n.inChain)?.some((r) => normRule(r) === normRule(rule))) return;
+    // at the top: ahead of the chain's fixed reject tail
+    const r = await ipt(iptablesBin(), ['-I', n.inChain, '1', ...rule.split(' ')]);
+    if (!r.ok) throw new FirewallError(`${iptablesBin()} -I ${n.inChain} 1 ${rule}: ${r.stderr.trim()}`);
+  });
 }
 
 export async function closeHostPort(project: string, gateway: string, port: number): Promise<void> {
   if (!(await firewallPlan()).applied) return;
-  await removeAll(iptablesBin(), firewallNames(project).inChain, portRule(gateway, port));
+  const { inChain } = firewallNames(project);
+  const rule = portRule(gateway, port).split(' ');
+  // every copy; stops at the first failure (none left, or no chain)
+  await serial(async () => {
+    for (let i = 0; i < 20; i++) if (!(await ipt(iptablesBin(), ['-D', inChain, ...rule])).ok) return;
+  });
 }
 
 /** The host ports currently open to a rollout (for tests and `isolation.json`). */
 export async function openPorts(project: string): Promise<number[]> {
-  const r = await run(iptablesBin(), ['-S', firewallNames(project).inChain]);
+  const r = await ipt(iptablesBin(), ['-S', firewallNames(project).inChain]);
   if (!r.ok) return [];
   return [...r.stdout.matchAll(/--dport (\d+) -j ACCEPT/g)].map((m) => Number(m[1])).sort((a, b) => a - b);
 }
@@ -193,42 +221,35 @@ export async function openPorts(project: string): Promise<number[]> {
 /** Remove a rollout's chains and jumps. Idempotent; a no-op where the firewall is off. */
 export async function removeStackFirewall(project: string): Promise<void> {
   if ((await unavailableReason()) !== null) return;
-  await removeByNames(firewallNames(project));
+  await serial(() => removeNames([firewallNames(project)]));
 }
 
-async function removeByNames(n: { bridge: string; inChain: string; fwdChain: string }): Promise<void> {
-  const ipt = iptablesBin();
-  await removeAll(ipt, 'INPUT', ['-i', n.bridge, '-j', n.inChain]);
-  await removeAll(ipt, 'FORWARD', ['-i', n.bridge, '-j', n.fwdChain]);
-  await removeAll(ipt, 'FORWARD', ['-o', n.bridge, '-j', n.fwdChain]);
-  for (const chain of [n.inChain, n.fwdChain]) {
-    if (!(await run(ipt, ['-S', chain])).ok) continue;
-    await run(ipt, ['-F', chain]);
-    const del = await run(ipt, ['-X', chain]);
-    if (!del.ok) throw new FirewallError(`cannot delete chain ${chain}: ${del.stderr.trim()}`);
-  }
-  for (const [table, rule] of v6Rules(n.bridge)) await removeAll(ip6tablesBin(), table, rule);
+/** One transaction for all of them (jumps, then the chains); IPv6 alongside, best effort. */
+async function removeNames(names: FirewallNames[]): Promise<void> {
+  const [v4] = await Promise.all([
+    converge(iptablesBin(), (t) => removeScript(t, names)),
+    converge6((t) => v6RemoveScript(t, names.map((n) => n.bridge))),
+  ]);
+  if (!v4.ok) throw new FirewallError(`cannot delete chains ${names.flatMap((n) => [n.inChain, n.fwdChain]).join(' ')}: ${v4.stderr.trim()}`);
 }
+
+const chainHashes = (t: FilterTable) => [...new Set([...t.chains].flatMap((c) => /^SB[IF]-([0-9a-f]{12})$/.exec(c)?.[1] ?? []))];
 
 /** Chains of rollouts whose bridge no longer exists (a crash between network removal and cleanup). */
 export async function reapOrphanFirewalls(): Promise<string[]> {
   if ((await unavailableReason()) !== null) return [];
-  const r = await run(iptablesBin(), ['-S']);
-  if (!r.ok) return [];
-  const hashes = new Set([...r.stdout.matchAll(/^-N SB[IF]-([0-9a-f]{12})$/gm)].map((m) => m[1]));
-  const removed: string[] = [];
-  for (const h of hashes) {
-    const n = { bridge: `sb-${h}`, inChain: `SBI-${h}`, fwdChain: `SBF-${h}` };
-    if (existsSync(`/sys/class/net/${n.bridge}`)) continue;
-    await removeByNames(n);
-    removed.push(n.bridge);
-  }
-  return removed;
+  return serial(async () => {
+    const orphans = chainHashes(await readTable(iptablesBin()))
+      .map(namesOf)
+      .filter((n) => !existsSync(`/sys/class/net/${n.bridge}`));
+    if (orphans.length) await removeNames(orphans);
+    return orphans.map((n) => n.bridge);
+  });
 }
 
 /** Every saasbench chain present (tests: nothing may be left behind). */
 export async function listFirewallChains(): Promise<string[]> {
-  const r = await run(iptablesBin(), ['-S']);
+  const r = await run(saveBin(iptablesBin()), ['-t', 'filter']);
   if (!r.ok) return [];
-  return [...r.stdout.matchAll(/^-N (SB[IF]-[0-9a-f]{12})$/gm)].map((m) => m[1]).sort();
+  return [...parseFilterTable(r.stdout).chains].filter((c) => /^SB[IF]-[0-9a-f]{12}$/.test(c)).sort();
 }
