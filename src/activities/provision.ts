@@ -67,7 +67,8 @@ async function provisionStack(i: ProvisionInput): Promise<Provisioned> {
     await sandboxBackend().down(i.rolloutKey).catch(() => undefined);
     throw new CancelledFailure('rollout cancelled during provisioning; its stack was removed');
   }
-  if (i.prepare) await prepareInto(task, stack, runDir);
+  // the workspace files go in while the lock is computed (a Docker round trip each side)
+  const prepared = i.prepare ? prepareInto(task, stack, runDir).then(() => null, (err: unknown) => err) : null;
   const hostId = config.hostId();
   const result: Provisioned = {
     host: hostId,
@@ -89,6 +90,8 @@ async function provisionStack(i: ProvisionInput): Promise<Provisioned> {
   };
   writeJson(join(runDir, 'lock.json'), { harness: harnessLock(), task: taskLock(task), images: await imagesLock(images), ...(Object.keys(imageMap).length ? { imageMap } : {}), isolation: isolationLock } satisfies RolloutLock);
   writeJson(join(runDir, 'rollout.json'), { workflowId: i.workflowId, rolloutKey: i.rolloutKey, task: { id: task.id, dir: task.dir, hash: task.hash }, host: hostId, stack, appUrl: result.appUrl, provisionedAt: new Date().toISOString() });
+  const prepareFailed = await prepared;
+  if (prepareFailed) throw prepareFailed;
   log.info({ appUrl: result.appUrl, ms: result.provisionMs }, 'stack up');
   return result;
 }

@@ -24,7 +24,7 @@
  * (default: apply when iptables works, else warn and record that it is off), `required` (no rollout
  * starts without it), `off`.
  */
-import { execFile } from 'node:child_process';
+import { coRun } from '../co-process';
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { log } from '../log';
@@ -74,16 +74,10 @@ interface RunResult {
   stderr: string;
 }
 
-/** One process; `input` goes to its stdin. Never throws: the caller decides what a failure means. */
-function run(bin: string, args: string[], input?: string): Promise<RunResult> {
-  return new Promise((resolve) => {
-    const child = execFile(bin, args, { timeout: 30_000, maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) => {
-      if (!err) resolve({ ok: true, stdout, stderr });
-      else resolve({ ok: false, stdout: stdout ?? '', stderr: stderr || err.message });
-    });
-    child.stdin?.on('error', () => undefined); // a binary that exits early (EPIPE) reports through the callback
-    child.stdin?.end(input ?? '');
-  });
+/** One command (through the shared command shell: src/co-process.ts); `input` goes to its stdin. Never throws. */
+async function run(bin: string, args: string[], input?: string): Promise<RunResult> {
+  const r = await coRun(bin, args, { input, timeoutMs: 30_000 });
+  return { ok: r.ok, stdout: r.stdout, stderr: r.stderr };
 }
 
 /** iptables itself: waits up to 10 s for the xtables lock. */
