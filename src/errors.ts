@@ -58,6 +58,8 @@ export const ERROR_TYPES = {
   // src/snapshots: a snapshot that is not in the store; a rollout whose containers vanished
   SnapshotMissingError: true,
   HostLostError: true,
+  // src/governor: rate limits apply but the worker configured no Temporal target for the governor
+  GovernorConfigError: true,
 } as const satisfies Record<string, boolean>;
 
 export type ErrorType = keyof typeof ERROR_TYPES;
@@ -168,7 +170,7 @@ export function isInfraFailure(err: unknown): boolean {
  * Failures that mean the rollout never ran: the agent or the input was misconfigured before any
  * work happened. The sweep records these as "not run: <reason>" and leaves them out of averages.
  */
-export const NOT_RUN_TYPES: readonly ErrorType[] = ['AgentConfigError', 'InvalidInputError', 'ComposeError', 'ImageMissingError', 'ImagePreflightError', 'ImageMapError', 'SandboxInputError'];
+export const NOT_RUN_TYPES: readonly ErrorType[] = ['AgentConfigError', 'InvalidInputError', 'ComposeError', 'ImageMissingError', 'ImagePreflightError', 'ImageMapError', 'SandboxInputError', 'GovernorConfigError'];
 
 export function notRunReason(err: unknown): string | undefined {
   return isFailureOf(err, ...NOT_RUN_TYPES) ? describeFailure(err).slice(0, 500) : undefined;

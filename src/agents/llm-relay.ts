@@ -16,9 +16,9 @@
 import http from 'node:http';
 import https from 'node:https';
 import { randomBytes, timingSafeEqual } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { listenOn } from '../listen';
+import { listenOn, readListenState } from '../listen';
 import type { Logger } from 'pino';
 import { registerSecret } from '../log';
 import { writeJson } from '../runs/files';
@@ -104,7 +104,7 @@ export async function startRelay(o: RelayOptions): Promise<Relay> {
     return existing.relay;
   }
   const stateFile = join(o.stateDir, 'relay.json');
-  const saved = readState(stateFile);
+  const saved = readListenState(stateFile);
   const token = saved?.token ?? `sk-saasbench-relay-${randomBytes(18).toString('hex')}`;
   const stats: RelayStats = { requests: 0, upstreamErrors: 0, rejected: 0, statusCounts: {}, translated: 0, usage: { requests: 0, input: 0, cachedInput: 0, output: 0, reasoning: 0 }, unmeteredAnswers: 0, ...(o.gate ? { governor: o.gate.stats } : {}) };
   if (o.settings && o.upstream.protocol) stats.settings = newSettingsStats();
@@ -153,16 +153,6 @@ export async function startRelay(o: RelayOptions): Promise<Relay> {
   live.set(o.key, entry);
   o.log?.info({ relay: url, upstream: safeOrigin(o.upstream.baseUrl) }, 'LLM relay listening');
   return entry.relay;
-}
-
-function readState(file: string): { bindHost: string; port: number; token: string } | null {
-  if (!existsSync(file)) return null;
-  try {
-    const s = JSON.parse(readFileSync(file, 'utf8')) as { bindHost?: string; port?: number; token?: string };
-    return typeof s.port === 'number' && typeof s.token === 'string' && typeof s.bindHost === 'string' ? { bindHost: s.bindHost, port: s.port, token: s.token } : null;
-  } catch {
-    return null;
-  }
 }
 
 /** Counts of an earlier process's relay for the same agent run (best effort: an unreadable file starts from zero). */

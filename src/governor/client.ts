@@ -7,6 +7,7 @@
 import { Client, WithStartWorkflowOperation } from '@temporalio/client';
 import { connectClient } from '../temporal/connection';
 import { log } from '../log';
+import { SaasbenchError } from '../errors';
 import type { GovernorLimits, ReleaseRequest } from '../model/governor';
 import { acquireUpdate, GOVERNOR_WORKFLOW, governorWorkflowId, releaseSignal, renewSignal } from './defs';
 
@@ -17,6 +18,14 @@ export interface GovernorTarget {
   namespace?: string;
   /** the queue the governor workflows run on: the workers' shared queue */
   taskQueue: string;
+}
+
+/**
+ * Rate limits apply but the process has no Temporal target for the governor workflows: the worker
+ * never called configureGovernor. A retry in the same process fails the same way.
+ */
+export class GovernorConfigError extends SaasbenchError {
+  static override readonly nonRetryable = true;
 }
 
 let target: GovernorTarget | undefined;
@@ -30,9 +39,13 @@ export function configureGovernor(t: GovernorTarget): void {
   governors.clear();
 }
 
+function configured(): GovernorTarget {
+  if (!target) throw new GovernorConfigError('rate governor: rate limits apply but no Temporal target is configured (configureGovernor, done by the worker at start)');
+  return target;
+}
+
 function client(): Promise<Client> {
-  if (!target) throw new Error('rate governor: no Temporal target configured (configureGovernor)');
-  const t = target;
+  const t = configured();
   connected ??= t.client ? Promise.resolve(t.client) : connectClient({ address: t.address!, namespace: t.namespace }).then((c) => c.client);
   connected.catch(() => (connected = undefined));
   return connected;
@@ -43,8 +56,13 @@ export interface Admission {
   release(r: Omit<ReleaseRequest, 'leaseId'>): void;
 }
 
-/** The process's governor handle for one provider (limits follow the latest caller's). */
+/**
+ * The process's governor handle for one provider (limits follow the latest caller's). Checks the
+ * target now, in the activity that builds the gate: a missing one fails the attempt as
+ * GovernorConfigError (not retried) instead of every request waiting a minute for no lease.
+ */
 export function providerGovernor(provider: string, limits: GovernorLimits): ProviderGovernor {
+  configured();
   const g = governors.get(provider) ?? new ProviderGovernor(provider, limits);
   g.limits = limits;
   governors.set(provider, g);
@@ -76,7 +94,7 @@ export class ProviderGovernor {
           args: [{ holder, tokens, limits: this.limits }],
           startWorkflowOperation: new WithStartWorkflowOperation(GOVERNOR_WORKFLOW, {
             workflowId: this.workflowId,
-            taskQueue: target!.taskQueue,
+            taskQueue: configured().taskQueue,
             args: [{ provider: this.provider, limits: this.limits }],
             workflowIdConflictPolicy: 'USE_EXISTING',
           }),
@@ -84,6 +102,10 @@ export class ProviderGovernor {
         if ('retry' in answer) continue; // the governor rolled over: the next run answers
         return this.lease(answer.leaseId);
       } catch (err) {
+        if (err instanceof SaasbenchError && err.nonRetryable) {
+          log.error({ provider: this.provider, err: err.message }, 'rate governor: request sent without a lease');
+          return { leaseId: null, release: () => undefined };
+        }
         if (Date.now() > giveUpAt) {
           log.warn({ provider: this.provider, err: (err as Error).message }, 'rate governor unreachable: request sent without a lease');
           return { leaseId: null, release: () => undefined };

@@ -22,7 +22,7 @@ import { lookup } from 'node:dns/promises';
 import { appendFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { networkInterfaces } from 'node:os';
 import { join } from 'node:path';
-import { listenOn } from '../listen';
+import { listenOn, readListenState } from '../listen';
 import type { Logger } from 'pino';
 import { writeJson } from '../runs/files';
 import { canonicalAddress, isInternalAddress } from '../net-address';
@@ -194,7 +194,7 @@ export async function startEgressProxy(o: EgressProxyOptions): Promise<EgressPro
   server.on('clientError', (_err, socket) => socket.destroy());
 
   const stateFile = join(o.stateDir, 'egress.json');
-  const saved = readState(stateFile);
+  const saved = readListenState(stateFile);
   const port = await listenOn(server, o.bindHost, saved?.bindHost === o.bindHost ? saved.port : 0, 'egress proxy', { anyPortIfTaken: true });
   writeJson(stateFile, { bindHost: o.bindHost, port, allow: o.allow, startedAt: new Date().toISOString() });
   const url = `http://${o.bindHost.includes(':') ? `[${o.bindHost}]` : o.bindHost}:${port}`;
@@ -224,17 +224,6 @@ export async function startEgressProxy(o: EgressProxyOptions): Promise<EgressPro
   o.log?.info({ proxy: url, allow: o.allow }, 'egress proxy listening');
   return entry.proxy;
 }
-
-function readState(file: string): { bindHost: string; port: number } | null {
-  if (!existsSync(file)) return null;
-  try {
-    const s = JSON.parse(readFileSync(file, 'utf8')) as { bindHost?: string; port?: number };
-    return typeof s.port === 'number' && typeof s.bindHost === 'string' ? { bindHost: s.bindHost, port: s.port } : null;
-  } catch {
-    return null;
-  }
-}
-
 
 /** The decisions recorded for a rollout (empty when it had no proxy). */
 export function readEgressLog(stateDir: string): EgressDecision[] {

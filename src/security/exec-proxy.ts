@@ -21,12 +21,11 @@
  * so a re-attached sidecar (whose DOCKER_HOST is fixed) keeps working.
  */
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import { listenOn } from '../listen';
+import { listenOn, readListenState } from '../listen';
 import { writeJson } from '../runs/files';
 
 export interface ExecProxyOptions {
@@ -119,15 +118,6 @@ export function execBodyIssue(body: string): string | null {
   return null;
 }
 
-function readState(file: string): { bindHost: string; port: number; token: string } | null {
-  try {
-    const s = JSON.parse(readFileSync(file, 'utf8')) as { bindHost?: unknown; port?: unknown; token?: unknown };
-    return typeof s.bindHost === 'string' && typeof s.port === 'number' && typeof s.token === 'string' ? { bindHost: s.bindHost, port: s.port, token: s.token } : null;
-  } catch {
-    return null;
-  }
-}
-
 const HOP = new Set(['connection', 'keep-alive', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'host']);
 
 /** Start (or join) the exec proxy of a rollout. Call `close()` once per `startExecProxy()`. */
@@ -138,7 +128,7 @@ export async function startExecProxy(o: ExecProxyOptions): Promise<ExecProxy> {
     return existing.proxy;
   }
   const stateFile = join(o.stateDir, 'exec-proxy.json');
-  const saved = readState(stateFile);
+  const saved = readListenState(stateFile);
   const token = saved?.token ?? randomBytes(18).toString('hex');
   const socketPath = o.engineSocket ?? engineSocketPath();
   const names = new Set([o.container, `/${o.container}`, ...(o.containerId ? [o.containerId, o.containerId.slice(0, 12)] : [])]);

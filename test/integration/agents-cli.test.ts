@@ -3,7 +3,7 @@
 // real worker — started as a child process so its log output can be searched for the planted keys.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -19,6 +19,7 @@ import { TINY_BUILD } from '../fixtures/agents/scripts';
 import { labelledFor } from '../helpers/docker';
 import { rolloutInput, runRolloutWorkflow, statusesOf } from '../helpers/rollout';
 import { devServer } from '../helpers/temporal';
+import { PROVIDER_ENV, startWorkerProcess, type WorkerProcess } from '../helpers/worker-process';
 
 const ROOT = repoRoot();
 const TINY = join(ROOT, 'test', 'fixtures', 'tasks', 'tiny');
@@ -27,8 +28,7 @@ const KEY_A = `sk-ant-planted-${process.pid}-${Date.now().toString(36)}-a7f3`;
 const KEY_O = `sk-openai-planted-${process.pid}-${Date.now().toString(36)}-9c2e`;
 
 let env: TestWorkflowEnvironment;
-let worker: ChildProcess;
-let workerLog = '';
+let worker: WorkerProcess | undefined;
 let runsDir: string;
 let anthropic: FakeServer;
 let openai: FakeServer;
@@ -50,47 +50,28 @@ before(async () => {
   anthropic = await startFakeAnthropic({ script: TINY_BUILD, requireKey: KEY_A });
   openai = await startFakeOpenAI({ script: TINY_BUILD, requireKey: KEY_O });
   env = await devServer();
-  const childEnv: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries(process.env)) if (!/^(ANTHROPIC|OPENAI|CLAUDE|CODEX)_/.test(k)) childEnv[k] = v;
-  Object.assign(childEnv, {
-    TEMPORAL_ADDRESS: env.address,
-    TEMPORAL_NAMESPACE: 'default',
-    SAASBENCH_RUNS_DIR: runsDir,
-    SAASBENCH_HOST_ID: 'agents-itest',
-    SAASBENCH_LOG_LEVEL: 'debug',
-    SAASBENCH_MODELS_FILE: join(ROOT, 'test', 'fixtures', 'agents', 'models.json'),
-    SAASBENCH_ANTHROPIC_BASE_URL: anthropic.url,
-    SAASBENCH_ANTHROPIC_API_KEY: KEY_A,
-    SAASBENCH_OPENAI_BASE_URL: `${openai.url}/v1`,
-    SAASBENCH_OPENAI_API_KEY: KEY_O,
-    // the CLIs' own API retries off, so an "overloaded" answer reaches the harness at once
-    SAASBENCH_AGENT_CLI_RETRIES: '0',
+  worker = await startWorkerProcess({
+    address: env.address,
+    hostId: 'agents-itest',
+    runsDir,
+    dropEnv: PROVIDER_ENV,
+    env: {
+      TEMPORAL_NAMESPACE: 'default',
+      SAASBENCH_HOST_ID: 'agents-itest',
+      SAASBENCH_LOG_LEVEL: 'debug',
+      SAASBENCH_MODELS_FILE: join(ROOT, 'test', 'fixtures', 'agents', 'models.json'),
+      SAASBENCH_ANTHROPIC_BASE_URL: anthropic.url,
+      SAASBENCH_ANTHROPIC_API_KEY: KEY_A,
+      SAASBENCH_OPENAI_BASE_URL: `${openai.url}/v1`,
+      SAASBENCH_OPENAI_API_KEY: KEY_O,
+      // the CLIs' own API retries off, so an "overloaded" answer reaches the harness at once
+      SAASBENCH_AGENT_CLI_RETRIES: '0',
+    },
   });
-  worker = spawn(process.execPath, [join(ROOT, 'dist', 'src', 'cli', 'main.js'), 'worker', '--host-id', 'agents-itest'], { env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
-  const collect = (b: Buffer) => (workerLog += b.toString('utf8'));
-  worker.stdout!.on('data', collect);
-  worker.stderr!.on('data', collect);
-  const deadline = Date.now() + 60_000;
-  while (!/polling/.test(workerLog)) {
-    if (worker.exitCode !== null || Date.now() > deadline) throw new Error(`worker did not start:\n${workerLog}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
 });
 
 after(async () => {
-  if (worker && worker.exitCode === null) {
-    worker.kill('SIGTERM');
-    await new Promise<void>((r) => {
-      const t = setTimeout(() => {
-        worker.kill('SIGKILL');
-        r();
-      }, 15_000);
-      worker.once('exit', () => {
-        clearTimeout(t);
-        r();
-      });
-    });
-  }
+  await worker?.stop();
   await env?.teardown();
   await anthropic?.close();
   await openai?.close();
@@ -307,8 +288,8 @@ test('planted API keys appear in no persisted file, no worker log line and no Te
     const text = readFileSync(f, 'latin1');
     for (const k of [KEY_A, KEY_O]) assert.ok(!text.includes(k), `${k.slice(0, 14)}… found in ${f}`);
   }
-  assert.ok(workerLog.length > 1000 && /LLM relay listening/.test(workerLog), 'the worker logged (debug level)');
-  for (const k of [KEY_A, KEY_O]) assert.ok(!workerLog.includes(k), 'key in the worker log');
+  assert.ok(worker!.output().length > 1000 && /LLM relay listening/.test(worker!.output()), 'the worker logged (debug level)');
+  for (const k of [KEY_A, KEY_O]) assert.ok(!worker!.output().includes(k), 'key in the worker log');
   for (const r of ran) {
     const history = await env.client.workflow.getHandle(r.workflowId).fetchHistory();
     const json = historyToJSON(history);

@@ -12,7 +12,6 @@
 // SAASBENCH_MATRIX_ONLY picks combinations (for debugging one).
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -28,6 +27,7 @@ import { labelledFor } from '../helpers/docker';
 import { rolloutInput, runRolloutWorkflow, statusesOf } from '../helpers/rollout';
 import { devServer } from '../helpers/temporal';
 import { openhandsSkip } from '../helpers/openhands';
+import { PROVIDER_ENV, startWorkerProcess, type WorkerProcess } from '../helpers/worker-process';
 
 const ROOT = repoRoot();
 const TINY = join(ROOT, 'test', 'fixtures', 'tasks', 'tiny');
@@ -88,8 +88,7 @@ const only = process.env.SAASBENCH_MATRIX_ONLY?.split(',').filter(Boolean);
 const skipOf = (c: Combo) => (only && !only.some((o) => `${c.agent}×${c.upstream}`.includes(o)) ? 'not in SAASBENCH_MATRIX_ONLY' : c.agent === 'openhands' ? ohSkip : false);
 
 let env: TestWorkflowEnvironment;
-let worker: ChildProcess;
-let workerLog = '';
+let worker: WorkerProcess | undefined;
 const fakes = new Map<string, FakeServer>();
 const rows: string[] = [];
 
@@ -117,44 +116,26 @@ before(async () => {
   const dir = mkdtempSync(join(tmpdir(), 'saasbench-matrix-'));
   writeFileSync(join(dir, 'models.json'), JSON.stringify({ $comment: 'agents-matrix.test.ts: one provider per combination', providers, models }));
   env = await devServer();
-  const childEnv: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries(process.env)) if (!/^(ANTHROPIC|OPENAI|CLAUDE|CODEX)_/.test(k)) childEnv[k] = v;
-  Object.assign(childEnv, urls, {
-    TEMPORAL_ADDRESS: env.address,
-    TEMPORAL_NAMESPACE: 'default',
-    SAASBENCH_RUNS_DIR: join(dir, 'runs'),
-    SAASBENCH_HOST_ID: 'matrix-itest',
-    SAASBENCH_MODELS_FILE: join(dir, 'models.json'),
-    SAASBENCH_MX_KEY: KEY,
-    // the agents' own API retries on (a 429 must be retried by the agent, not by saasbench)
-    SAASBENCH_AGENT_CLI_RETRIES: '3',
+  worker = await startWorkerProcess({
+    address: env.address,
+    hostId: 'matrix-itest',
+    runsDir: join(dir, 'runs'),
+    dropEnv: PROVIDER_ENV,
+    env: {
+      ...urls,
+      TEMPORAL_NAMESPACE: 'default',
+      SAASBENCH_HOST_ID: 'matrix-itest',
+      SAASBENCH_MODELS_FILE: join(dir, 'models.json'),
+      SAASBENCH_MX_KEY: KEY,
+      // the agents' own API retries on (a 429 must be retried by the agent, not by saasbench)
+      SAASBENCH_AGENT_CLI_RETRIES: '3',
+    },
   });
-  worker = spawn(process.execPath, [join(ROOT, 'dist', 'src', 'cli', 'main.js'), 'worker', '--host-id', 'matrix-itest'], { env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
-  const collect = (b: Buffer) => (workerLog += b.toString('utf8'));
-  worker.stdout!.on('data', collect);
-  worker.stderr!.on('data', collect);
-  const deadline = Date.now() + 60_000;
-  while (!/polling/.test(workerLog)) {
-    if (worker.exitCode !== null || Date.now() > deadline) throw new Error(`worker did not start:\n${workerLog}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
 });
 
 after(async () => {
   if (rows.length) console.log(`matrix (agent × upstream: calls, tokens in/cached/out/reasoning, agent's cost estimate and the gateway's USD, seconds)\n${rows.map((r) => `  ${r}`).join("\n")}`);
-  if (worker && worker.exitCode === null) {
-    worker.kill('SIGTERM');
-    await new Promise<void>((r) => {
-      const t = setTimeout(() => {
-        worker.kill('SIGKILL');
-        r();
-      }, 15_000);
-      worker.once('exit', () => {
-        clearTimeout(t);
-        r();
-      });
-    });
-  }
+  await worker?.stop();
   await env?.teardown();
   for (const f of fakes.values()) await f.close();
 });
@@ -272,5 +253,5 @@ test('agents × upstream protocols: every combination builds the tiny app throug
   const started = Date.now();
   await Promise.all(COMBOS.map((c) => t.test(`${c.agent} × ${c.upstream}${c.native ? ' (native)' : ' (translated)'}`, { skip: skipOf(c) }, () => runCombo(c))));
   rows.push(`total ${((Date.now() - started) / 1000).toFixed(0)} s at concurrency ${LIMIT}`);
-  assert.ok(!workerLog.includes(KEY), 'the key is in no worker log line');
+  assert.ok(!worker!.output().includes(KEY), 'the key is in no worker log line');
 });

@@ -24,7 +24,7 @@ import { TINY_BUILD } from '../fixtures/agents/scripts';
 import { labelledFor } from '../helpers/docker';
 import { rolloutInput, runRolloutWorkflow, statusesOf } from '../helpers/rollout';
 import { devServer } from '../helpers/temporal';
-import { openhandsSkip } from '../helpers/openhands';
+import { hostTrap, openhandsSkip } from '../helpers/openhands';
 
 const ROOT = repoRoot();
 const KEY = `sk-oh-hostile-${process.pid}-${Date.now().toString(36)}`;
@@ -41,14 +41,9 @@ const listeners: net.Server[] = [];
 const accepted: string[] = [];
 
 const listen = async (host: string) => {
-  const s = net.createServer((c) => {
-    accepted.push(`${host} <- ${c.remoteAddress}`);
-    c.on('error', () => undefined);
-    c.end('worker host service\n');
-  });
-  await new Promise<void>((r) => s.listen(0, host, () => r()));
-  listeners.push(s);
-  return (s.address() as net.AddressInfo).port;
+  const { server, port } = await hostTrap(host, accepted);
+  listeners.push(server);
+  return port;
 };
 const probe = (host: string, port: number | string) => `timeout 5 bash -c "exec 3<>/dev/tcp/${host}/${port}" 2>/dev/null && echo "REACHED ${host}:${port}" || echo "blocked ${host}:${port}"`;
 

@@ -18,6 +18,7 @@ import { openPorts } from '../../src/sandbox/firewall';
 import { openAgentNetwork, type AgentNetwork } from '../../src/security/agent-network';
 import { repoRoot } from '../../src/paths';
 import { labelledFor } from '../helpers/docker';
+import { hostTrap } from '../helpers/openhands';
 
 const ROOT = repoRoot();
 const run = `${process.pid}-${Date.now().toString(36)}`;
@@ -30,21 +31,11 @@ let neighbour: StackHandle;
 let agentNet: AgentNetwork | null = null;
 let gateway: string;
 let sidecar: string;
-let loopback: net.Server;
-let anyAddr: net.Server;
+let loopback: { server: net.Server; port: number } | undefined;
+let anyAddr: { server: net.Server; port: number } | undefined;
 const accepted: string[] = [];
 const hostIps = () => Object.values(networkInterfaces()).flatMap((l) => (l ?? []).filter((x) => x.family === 'IPv4' && !x.internal).map((x) => x.address));
 
-const listen = async (host: string) => {
-  const s = net.createServer((c) => {
-    accepted.push(`${host} <- ${c.remoteAddress}`);
-    c.on('error', () => undefined);
-    c.end('worker host service\n');
-  });
-  await new Promise<void>((r) => s.listen(0, host, () => r()));
-  return s;
-};
-const portOf = (s: net.Server) => (s.address() as net.AddressInfo).port;
 const sh = async (script: string) => (await sb.exec(sidecar, ['bash', '-c', script], { timeoutMs: 60_000 })).stdout;
 const probe = (host: string, port: number) => `timeout 5 bash -c 'exec 3<>/dev/tcp/${host}/${port}' 2>/dev/null && echo "REACHED ${host}:${port}" || echo "blocked ${host}:${port}"`;
 
@@ -68,8 +59,8 @@ before(
     ]);
     const app = stack.services.app.container;
     gateway = await sb.gateway(stack.network, app);
-    loopback = await listen('127.0.0.1');
-    anyAddr = await listen('0.0.0.0');
+    loopback = await hostTrap('127.0.0.1', accepted);
+    anyAddr = await hostTrap('0.0.0.0', accepted);
     const runDir = mkdtempSync(join(tmpdir(), 'saasbench-ohside-'));
     mkdirSync(join(runDir, 'agent'));
     // the agent network as run-agent opens it for a sidecar agent (no relay here: no model)
@@ -85,8 +76,8 @@ before(
 after(
   async () => {
     await agentNet?.close();
-    loopback?.close();
-    anyAddr?.close();
+    loopback?.server.close();
+    anyAddr?.server.close();
     for (const k of [KEY, NEIGHBOUR]) await downStack(k).catch(() => undefined);
   },
   { timeout: 60_000 },
@@ -111,9 +102,9 @@ test('the OpenHands sidecar: no socket, no host network, no host or neighbour se
   const out = await sh(
     [
       'ls -la /var/run/docker.sock /run/docker.sock 2>&1',
-      probe('127.0.0.1', portOf(loopback)),
-      probe(gateway, portOf(anyAddr)),
-      ...others.map((a) => probe(a, portOf(anyAddr))),
+      probe('127.0.0.1', loopback!.port),
+      probe(gateway, anyAddr!.port),
+      ...others.map((a) => probe(a, anyAddr!.port)),
       probe(gateway, 2375),
       probe(dbIp, 5432),
       probe(gateway, neighbour.services.db.ports['5432/tcp']),

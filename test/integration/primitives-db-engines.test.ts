@@ -15,7 +15,7 @@ import type { PrimitiveEnv } from '../../src/primitives/types';
 import { normalizePublishedDag } from '../../src/tasks/published/dialect';
 import type { DatabaseTarget } from '../../src/model/database';
 import { repoRoot } from '../../src/paths';
-import { docker, startContainer, type TestContainer } from '../fixtures/primitives/container-env';
+import { buildMariadbImage, docker, startContainer, type TestContainer } from '../fixtures/primitives/container-env';
 import { httpEnv, makeCtx, runPrimitive } from '../fixtures/primitives/harness';
 
 /**
@@ -25,7 +25,6 @@ import { httpEnv, makeCtx, runPrimitive } from '../fixtures/primitives/harness';
  * official driver. ClickHouse has no server here: its HTTP client is checked against a local
  * HTTP server that answers in ClickHouse's documented JSON format (request shape and parsing only).
  */
-const MARIADB_IMAGE = 'saasbench-test/primitives-mariadb';
 const FERRET_BIN = path.join(repoRoot(), '.saasbench', 'bin', 'ferretdb-test');
 
 function envOf(primary: DatabaseTarget | undefined, named: Record<string, DatabaseTarget> | undefined, ports: Record<string, number>): PrimitiveEnv {
@@ -46,10 +45,7 @@ describe('MySQL kind on MariaDB', () => {
   let c: TestContainer;
   let env: PrimitiveEnv;
   before(async () => {
-    const dir = path.resolve(__dirname, '../../../test/fixtures/primitives');
-    const build = await docker(['build', '--network', 'host', '-q', '-t', MARIADB_IMAGE, '-f', path.join(dir, 'mariadb.Dockerfile'), dir], { timeoutMs: 600_000 });
-    if (build.code !== 0) throw new Error(`building ${MARIADB_IMAGE} failed: ${build.stderr}`);
-    c = await startContainer(MARIADB_IMAGE, ['-p', '127.0.0.1::3306'], []);
+    c = await startContainer(await buildMariadbImage(), ['-p', '127.0.0.1::3306'], []);
     const mapped = (await docker(['port', c.id, '3306/tcp'])).stdout.toString().trim();
     const port = Number(mapped.split('\n')[0].split(':').pop());
     env = envOf({ kind: 'mysql', service: 'db', port: 3306, user: 'app', password: 'apppw', name: 'app' }, undefined, { db: port });

@@ -1,5 +1,5 @@
 import type { DialectContext } from './types';
-import { isObject, type Inputs } from './util';
+import { isObject, rename, type Inputs } from './util';
 
 /** the evaluator's own admin session (the tasks whose browser steps ran logged in) */
 export const ADMIN = { role: 'admin' };
@@ -82,6 +82,13 @@ export function domAssert(i: Inputs, ctx: DialectContext): Inputs {
   return { ...out, ...i };
 }
 
+/** assertion keys that are one canonical key under another name: [published, canonical, meaning] */
+const RENAMES: [string, string, string][] = [
+  ['shouldExist', 'exists', 'the element is (or is not) in the page'],
+  ['caseInsensitive', 'case_insensitive', 'text comparison ignores case'],
+  ['minCount', 'min_count', 'at least this many elements match'],
+];
+
 function assertion(raw: unknown, ctx: DialectContext, at: string, notes: Inputs, n: number): Inputs | undefined {
   if (!isObject(raw) || typeof raw.selector !== 'string') {
     ctx.issue(at, 'an assertion is an object with a selector');
@@ -94,11 +101,7 @@ function assertion(raw: unknown, ctx: DialectContext, at: string, notes: Inputs,
     notes[`${n}.${k}`] = a[k];
     delete a[k];
   }
-  if ('shouldExist' in a) {
-    out.exists = a.shouldExist;
-    delete a.shouldExist;
-    ctx.spelling('assertions[].shouldExist', 'exists', 'the element is (or is not) in the page');
-  }
+  for (const [from, to, meaning] of RENAMES) rename(a, from, to, ctx, meaning, at, `assertions[].${from}`);
   if ('exists' in a) {
     out.exists = a.exists;
     delete a.exists;
@@ -136,16 +139,6 @@ function assertion(raw: unknown, ctx: DialectContext, at: string, notes: Inputs,
     delete a.textContains;
     delete a.i18nFallback;
     ctx.spelling('assertions[].textContains (+ i18nFallback)', 'text_any', 'a matching element\'s text contains the text or one of its translations');
-  }
-  if ('caseInsensitive' in a) {
-    out.case_insensitive = a.caseInsensitive;
-    delete a.caseInsensitive;
-    ctx.spelling('assertions[].caseInsensitive', 'case_insensitive', 'text comparison ignores case');
-  }
-  if ('minCount' in a) {
-    out.min_count = a.minCount;
-    delete a.minCount;
-    ctx.spelling('assertions[].minCount', 'min_count', 'at least this many elements match');
   }
   if ('attribute' in a) {
     out.attribute = a.attribute;
