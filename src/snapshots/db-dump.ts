@@ -52,7 +52,7 @@ export async function dumpDatabase(sandbox: SandboxBackend, container: string, d
   const d = dumperOf(db);
   if (!d) return null;
   const r = await sandbox.execBytes(container, ['bash', '-c', `set -o pipefail; ${d.dump} | gzip`], { timeoutMs: 600_000, env: d.env });
-  if (r.exitCode !== 0) throw new Error(`${db.kind} dump of ${db.name} failed (exit ${r.exitCode}): ${r.stderr.slice(0, 400)}`);
+  if (r.exitCode !== 0) throw new Error(`${db.kind} dump of ${db.name} failed: ${(r.stderr || `exit ${r.exitCode}`).slice(0, 400)}`);
   return r.stdout;
 }
 
