@@ -138,13 +138,22 @@ async function launch(l: AgentLaunch, ctx: AgentContext, prev: SupervisionState,
   const attempt = prev.attempt + 1;
   const controlDir = `${CONTROL_ROOT}/attempt-${attempt}`;
   const env = ctx.extraEnv ? { ...ctx.extraEnv, ...l.env } : l.env;
-  const { pid } = await ctx.sandbox.execDetached(ctx.container, l.script, { workdir: l.workdir ?? ctx.workspace, env, controlDir });
+  const { pid, exited } = await ctx.sandbox.execDetached(ctx.container, l.script, { workdir: l.workdir ?? ctx.workspace, env, controlDir, settleMs: SETTLE_MS });
   const now = Date.now();
   const state = { ...prev, attempt, pid, controlDir, attemptStartedAt: now, stdoutBytes: 0, lastOutputAt: now, lastBeatAt: now };
   ctx.log.info({ pid, attempt }, 'agent process started');
+  if (exited) settled.set(state, { alive: false, exitCode: exited.exitCode, exitedAt: exited.at, stdoutBytes: exited.stdoutBytes, sizes: { stdout: exited.stdoutBytes, stderr: exited.stderrBytes } });
   beat(opts, state);
   return state;
 }
+
+/**
+ * How long a launch waits for a process that ends at once, and what it saw: the first watch of that
+ * state takes it instead of probing (one exec less for a noop agent or a crash on start).
+ * Keyed by the state object launch returned; never persisted.
+ */
+const SETTLE_MS = 50;
+const settled = new WeakMap<SupervisionState, Probe>();
 
 type Watched = { state: SupervisionState } & ({ lost: true } | { lost: false; reason: AgentExitReason; exitCode: number | null; endedAt: number; sizes?: LogSizes });
 
@@ -165,12 +174,14 @@ function unbilledClock(opts: SuperviseOptions): (s: SupervisionState) => Supervi
 
 async function watch(ctx: AgentContext, start: SupervisionState, opts: SuperviseOptions, unbilled: (s: SupervisionState) => SupervisionState = (s) => s): Promise<Watched> {
   let state = start;
+  let first = settled.get(start);
   // the first probes come quickly, then every pollMs: an agent that is done at once (noop, a
   // crash on start) must not cost a full poll interval (bench/sweep-overhead.ts)
   let pollMs = Math.min(25, opts.pollMs ?? 2000);
   for (;;) {
     state = unbilled(state);
-    const p = await probe(ctx.sandbox, ctx.container, state);
+    const p = first ?? (await probe(ctx.sandbox, ctx.container, state));
+    first = undefined;
     // The exit record's own timestamp, not the moment we noticed it: a worker that was down
     // while the agent finished must not bill the agent for the outage.
     if (p.exitCode !== null) return { lost: false, reason: p.exitCode === 0 ? 'completed' : 'failed', exitCode: p.exitCode, endedAt: p.exitedAt ?? Date.now(), state, sizes: p.sizes };
@@ -192,7 +203,9 @@ async function watch(ctx: AgentContext, start: SupervisionState, opts: Supervise
 }
 
 /** One exec per poll: exit record, output size and liveness together. */
-async function probe(sandbox: SandboxBackend, container: string, s: SupervisionState): Promise<{ exitCode: number | null; exitedAt: number | null; stdoutBytes: number; alive: boolean; sizes?: LogSizes }> {
+type Probe = { exitCode: number | null; exitedAt: number | null; stdoutBytes: number; alive: boolean; sizes?: LogSizes };
+
+async function probe(sandbox: SandboxBackend, container: string, s: SupervisionState): Promise<Probe> {
   const d = s.controlDir;
   // exit_code is read after the liveness check so a process that ends in between is not "lost"
   const cmd = `if kill -0 ${s.pid} 2>/dev/null; then a=1; else a=0; fi; s=$(stat -c %s ${d}/stdout.log 2>/dev/null || echo 0); e=$(cat ${d}/exit_code 2>/dev/null); t=$(date -r ${d}/exit_code +%s%3N 2>/dev/null); se=$(stat -c %s ${d}/stderr.log 2>/dev/null || echo -1); echo "$a $s \${e:-none} \${t:-0} $se"`;

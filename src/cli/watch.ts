@@ -1,6 +1,6 @@
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import type { RolloutProgress } from '../model/rollout';
-import { fmtSecs, rolloutStateLabel, sweepWorkflowId, type SweepProgress, type SweepResult, type SweepRolloutProgress } from '../model/sweep';
+import { costText, fmtSecs, rolloutStateLabel, sweepWorkflowId, type SweepProgress, type SweepResult, type SweepRolloutProgress } from '../model/sweep';
 import { leaderboardText, sweepBenchmark } from '../report/sweep-export';
 import { costLine } from '../report/cost';
 import { connectClient } from '../temporal/connection';
@@ -74,6 +74,8 @@ export function headerLine(p: SweepProgress): string {
     `pending ${c.pending}`,
   ];
   if (p.etaSeconds !== null && c.running + c.pending > 0) parts.push(`ETA ~${fmtSecs(p.etaSeconds)}`);
+  const cost = costText(p);
+  if (cost) parts.push(cost.slice(3));
   if (p.stopping) parts.push(`stopping (${p.stopping})`);
   if (p.run > 1) parts.push(`run ${p.run}`);
   return parts.join(' · ');
@@ -84,8 +86,7 @@ export function rolloutLine(r: SweepRolloutProgress, phase: RolloutProgress | un
   if (r.state === 'running') {
     if (phase) {
       what = `${phase.phase}${phase.nodesTotal ? ` ${phase.nodesDone}/${phase.nodesTotal} nodes` : ''}${phase.host ? ` @${phase.host}` : ''}`;
-      // the agent phase's rate governor waits, once it has ended (the sweep's cost so far is not in its
-      // progress query: the cost line comes with the final summary, printSweepResult)
+      // the agent phase's rate governor waits, once it has ended
       if (phase.governor?.waits) what += ` · governor waits ${phase.governor.waits} (${fmtSecs(Math.round(phase.governor.waitSeconds))})`;
     } else what = r.adopted ? 'running (adopted)' : 'running';
     if (r.startedAt) what += ` ${fmtSecs(Math.max(0, Math.round((now - r.startedAt) / 1000)))}`;

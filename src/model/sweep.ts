@@ -235,6 +235,9 @@ export interface SweepProgress {
   stopping: StopMode | null;
   avgRolloutSeconds: number | null;
   etaSeconds: number | null;
+  /** metered cost of the finished rollouts so far (null: none has a metered cost yet); the cap when set */
+  costUsd?: number | null;
+  costCapUsd?: number;
   rollouts: SweepRolloutProgress[];
   /** (agent, model) → benchmark score so far */
   leaders: { agent: string; model: string; score: number | null; tasks: number; declaredTasks?: number }[];
@@ -298,12 +301,18 @@ export function fmtSecs(s: number): string {
   return formatDuration(s * 1000);
 }
 
+/** " · cost $0.0123 of cap $5.00" (nothing until a finished rollout has a metered cost) */
+export function costText(p: Pick<SweepProgress, 'costUsd' | 'costCapUsd'>): string {
+  if (p.costUsd === null || p.costUsd === undefined) return '';
+  return ` · cost ${fmtUsd(p.costUsd)}${p.costCapUsd !== undefined ? ` of cap ${fmtUsd(p.costCapUsd)}` : ''}`;
+}
+
 /** The Markdown shown as the sweep's "current details" in the Temporal UI. */
 export function describeSweep(p: SweepProgress, result?: SweepResult): string {
   const c = p.counts;
   const lines = [
     `**sweep \`${p.name}\`** · ${p.total} rollouts · concurrency ${p.concurrency}${p.run > 1 ? ` · run ${p.run} (continued as new)` : ''}`,
-    `completed ${c.completed} · running ${c.running} · pending ${c.pending} · failed ${c.failed + c.timed_out} · cancelled ${c.cancelled + c.terminated}${p.reused ? ` · reused ${p.reused}` : ''}`,
+    `completed ${c.completed} · running ${c.running} · pending ${c.pending} · failed ${c.failed + c.timed_out} · cancelled ${c.cancelled + c.terminated}${p.reused ? ` · reused ${p.reused}` : ''}${costText(p)}`,
   ];
   if (result) lines.push(result.stopped ? `**stopped** (${result.stopped})` : '**done**');
   else if (p.stopping) lines.push(`**stopping** (${p.stopping === 'drain' ? 'letting running rollouts finish' : 'cancelling running rollouts'})`);

@@ -3,11 +3,11 @@
 // tests drive real code through an in-memory one (test/helpers/memory-backend.ts). Pick one with
 // the factory (factory.ts).
 import type { Endpoint, ExecResult, StackHandle } from '../model/sandbox';
-import type { ExecBytesResult, ExecDetachedOptions, ExecOptions } from './exec';
+import type { Detached, ExecBytesResult, ExecDetachedOptions, ExecOptions } from './exec';
 import type { FileToWrite, OwnerOptions } from './files';
 import type { UpStackOptions } from './stack-up';
 
-export type { Endpoint, ExecResult, ExecBytesResult, StackHandle, ExecOptions, ExecDetachedOptions, FileToWrite, OwnerOptions, UpStackOptions };
+export type { Detached, Endpoint, ExecResult, ExecBytesResult, StackHandle, ExecOptions, ExecDetachedOptions, FileToWrite, OwnerOptions, UpStackOptions };
 
 export interface SidecarSpec {
   name: string;
@@ -37,7 +37,7 @@ export interface SandboxBackend {
   /** the same with stdout as bytes, never truncated (archives and dumps streamed out in one call) */
   execBytes(container: string, cmd: string[], opts?: ExecOptions): Promise<ExecBytesResult>;
   /** start `script` in its own session so it outlives the call (agents, servers) */
-  execDetached(container: string, script: string, opts: ExecDetachedOptions): Promise<{ pid: number }>;
+  execDetached(container: string, script: string, opts: ExecDetachedOptions): Promise<Detached>;
   /** a regular file's contents (symlinks followed); null when it does not exist */
   readFile(container: string, path: string, opts?: { maxBytes?: number }): Promise<Buffer | null>;
   /** write files (contents given, or host files streamed) under an absolute directory */

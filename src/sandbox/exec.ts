@@ -159,6 +159,18 @@ export interface ExecDetachedOptions {
   /** Absolute directory in the container for script.sh, pid, stdout.log, stderr.log, exit_code. */
   controlDir: string;
   user?: string;
+  /**
+   * Wait up to this long (ms) after the start for the process to end, and report it if it did: a
+   * process that ends at once (a noop agent, a crash on start) needs no separate probe (each exec is
+   * a Docker round trip: bench/sweep-overhead.ts). Default 0.
+   */
+  settleMs?: number;
+}
+
+/** What execDetached saw of the process; `exited` when it ended within `settleMs`. */
+export interface Detached {
+  pid: number;
+  exited?: { exitCode: number; at: number; stdoutBytes: number; stderrBytes: number };
 }
 
 /**
@@ -166,7 +178,7 @@ export interface ExecDetachedOptions {
  * a worker restart. The runner writes files atomically (tmp + mv): `pid` before the script
  * starts, `exit_code` after it ends. A process that vanished without `exit_code` was killed.
  */
-export async function execDetached(container: string, script: string, opts: ExecDetachedOptions): Promise<{ pid: number }> {
+export async function execDetached(container: string, script: string, opts: ExecDetachedOptions): Promise<Detached> {
   const dir = opts.controlDir.replace(/\/+$/, '');
   if (!dir.startsWith('/')) throw new SandboxInputError(`execDetached: controlDir must be absolute (got ${opts.controlDir})`);
   const q = shQuote;
@@ -187,13 +199,15 @@ export async function execDetached(container: string, script: string, opts: Exec
     // Only `setsid` may be backgrounded: a backgrounded `a && b &` list would be a subshell that
     // keeps the exec's stdout open until the script ends.
     `setsid bash ./runner.sh < /dev/null > /dev/null 2>&1 & ` +
-    `for i in $(seq 1 3000); do if [ -s pid ]; then cat pid; exit 0; fi; sleep 0.01; done; ` +
-    `echo "runner did not write its pid" >&2; exit 1`;
+    `for i in $(seq 1 3000); do [ -s pid ] && break; sleep 0.01; done; [ -s pid ] || { echo "runner did not write its pid" >&2; exit 1; }; ` +
+    `for i in $(seq 1 ${Math.ceil((opts.settleMs ?? 0) / 10)}); do [ -e exit_code ] && break; sleep 0.01; done; ` +
+    `if [ -e exit_code ]; then echo "$(cat pid) $(cat exit_code) $(date -r exit_code +%s%3N) $(stat -c %s stdout.log) $(stat -c %s stderr.log)"; else cat pid; fi`;
   const r = await exec(container, ['bash', '-c', launch, runner], { env: opts.env, user: opts.user, timeoutMs: 30_000, stdin: script });
-  const pid = Number.parseInt(r.stdout.trim(), 10);
+  const [pid, code, at, out, err] = r.stdout.trim().split(/\s+/).map((x) => Number.parseInt(x, 10));
   if (r.exitCode !== 0 || !Number.isInteger(pid)) {
     throw new SandboxInfraError(`execDetached in ${container} failed (exit ${r.exitCode}): ${r.stderr.trim() || r.stdout.trim()}`);
   }
-  return { pid };
+  const ended = [code, at, out, err].every(Number.isInteger);
+  return ended ? { pid, exited: { exitCode: code, at, stdoutBytes: out, stderrBytes: err } } : { pid };
 }
 

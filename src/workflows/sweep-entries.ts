@@ -62,6 +62,7 @@ export function progressOf(s: { input: SweepInput; workflowId: string; run: numb
     es.filter((e) => e.summary).map((e) => e.summary!),
     { tasks: [...new Set(es.map((e) => e.item.taskId))], thresholds: input.taxonomy },
   );
+  const metered = es.map((e) => e.summary?.costUsd).filter((c): c is number => typeof c === 'number');
   return {
     name: input.name,
     workflowId: s.workflowId,
@@ -75,6 +76,8 @@ export function progressOf(s: { input: SweepInput; workflowId: string; run: numb
     stopping,
     avgRolloutSeconds: avg === null ? null : Math.round(avg / 100) / 10,
     etaSeconds: eta,
+    costUsd: metered.length ? Math.round(metered.reduce((a, b) => a + b, 0) * 1e6) / 1e6 : null,
+    ...(input.costCapUsd !== undefined ? { costCapUsd: input.costCapUsd } : {}),
     rollouts: es.map((e) => ({
       workflowId: e.item.workflowId,
       taskId: e.item.taskId,

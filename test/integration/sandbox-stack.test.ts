@@ -173,6 +173,8 @@ test('execDetached outlives its exec and records the exit code', async () => {
   });
   assert.ok(pid > 1);
   assert.equal((await readFile(c, `${controlDir}/pid`))?.toString().trim(), String(pid));
+  // the script arrived on the launch exec's stdin, byte for byte
+  assert.match((await readFile(c, `${controlDir}/script.sh`))?.toString() ?? '', /^echo "started \$MARK in \$\(pwd\)"; while/);
   assert.equal(await readFile(c, `${controlDir}/exit_code`), null, 'still running after execDetached returned');
   assert.equal((await exec(c, ['bash', '-c', `kill -0 ${pid}`])).exitCode, 0, 'process alive');
   await exec(c, ['touch', '/tmp/ctl-go']);
@@ -194,6 +196,16 @@ test('execDetached outlives its exec and records the exit code', async () => {
     }
     await new Promise((r) => setTimeout(r, 100));
   }
+});
+
+test('execDetached with settleMs: a process that ends at once is reported with its exit and log sizes; a running one is not', async () => {
+  const c = web(0);
+  const quick = await execDetached(c, 'echo hi; echo err >&2; exit 4', { controlDir: '/tmp/ctl-settle-1', settleMs: 5000 });
+  assert.deepEqual({ ...quick.exited, at: undefined }, { exitCode: 4, at: undefined, stdoutBytes: 3, stderrBytes: 4 });
+  assert.ok(Math.abs(quick.exited!.at - Date.now()) < 60_000, 'the exit time is the exit record\'s, in ms');
+  const slow = await execDetached(c, 'sleep 3', { controlDir: '/tmp/ctl-settle-2', settleMs: 50 });
+  assert.equal(slow.exited, undefined);
+  assert.ok(slow.pid > 1);
 });
 
 test('readFile / writeFiles / copyDirInto round trip', async () => {

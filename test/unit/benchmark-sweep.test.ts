@@ -8,6 +8,8 @@ import { loadSweepFile, validateSweep } from '../../src/cli/sweep';
 import { repoRoot } from '../../src/paths';
 import { InvalidInputError } from '../../src/errors';
 import { describeSweep, emptyCounts, planSweep, SweepInputSchema, type Frac, type RolloutSummary, type SweepResult } from '../../src/model/sweep';
+import { progressOf, type Entry } from '../../src/workflows/sweep-entries';
+import { headerLine } from '../../src/cli/watch';
 
 let seq = 0;
 function rollout(taskId: string, agent: string, repeat: number, overall: Frac, backbone: Record<string, Frac> = {}, over: Partial<RolloutSummary> = {}): RolloutSummary {
@@ -129,4 +131,21 @@ test('exports: CSV, JSONL, Markdown and the UI details carry the numbers', () =>
   assert.match(details, /run 2 \(continued as new\)/);
   assert.match(details, /ETA ~1m15s/);
   assert.match(details, /\| x \| none \| 50 \| 1 \|/);
+});
+
+test('progress: the metered cost so far (unknown costs left out) and the cap, in the watch header and the UI details', () => {
+  const input = SweepInputSchema.parse({ name: 's', tasks: ['a'], agents: ['x'], repeats: 3, costCapUsd: 5 });
+  const items = planSweep(input, [{ dir: '/a', id: 'a', path: 'a', hash: 'h', nodes: 1, maxScore: 2 }]);
+  const done = (i: number, costUsd: number | null): Entry => ({
+    item: items[i], state: 'completed', origin: 'this-sweep', startedAt: 0, finishedAt: 1000,
+    summary: { workflowId: items[i].workflowId, rolloutKey: `k${i}`, taskId: 'a', agent: 'x', model: 'none', repeat: i, state: 'completed', origin: 'this-sweep', costUsd },
+  });
+  const none = progressOf({ input, workflowId: 'sweep/s', run: 1, startedAt: 0, stopping: null }, [{ item: items[0], state: 'pending', origin: 'this-sweep' }]);
+  assert.equal(none.costUsd, null);
+  assert.equal(headerLine(none).includes('cost'), false, 'no cost before any rollout has one');
+  const p = progressOf({ input, workflowId: 'sweep/s', run: 1, startedAt: 0, stopping: null }, [done(0, 0.25), done(1, null), { item: items[2], state: 'running', origin: 'this-sweep', startedAt: 0 }]);
+  assert.equal(p.costUsd, 0.25);
+  assert.equal(p.costCapUsd, 5);
+  assert.match(headerLine(p), / · cost \$0\.2500 of cap \$5\.00/);
+  assert.match(describeSweep(p), /cancelled 0 · cost \$0\.2500 of cap \$5\.00/);
 });
