@@ -4,8 +4,8 @@ import type { SupervisionState } from '../agents/supervisor';
 import type { AgentContext, AgentDriver } from '../agents/types';
 import type { SnapshotMeta } from '../model/snapshot';
 import { databasesOf } from './db-dump';
-import { snapshotStore } from './factory';
-import { nextSeq, restoreSnapshot, takeSnapshot, type SnapshotFile, type TakeOptions, type Taken } from './rollout-snapshot';
+import { snapshotKeep, snapshotStore } from './factory';
+import { nextSeq, pruneSnapshots, restoreSnapshot, takeSnapshot, type SnapshotFile, type TakeOptions, type Taken } from './rollout-snapshot';
 import type { SnapshotStore } from './store';
 
 /** What the history keeps of a snapshot: the metadata, never the contents. */
@@ -26,6 +26,7 @@ function takeOptions(store: SnapshotStore, ctx: AgentContext, driver: AgentDrive
  */
 export function agentSnapshots(ctx: AgentContext, driver: AgentDriver, processContainer: string, o: { everySeconds: number; beat(): void; log: Logger }) {
   const store = snapshotStore();
+  const keep = snapshotKeep();
   const base = takeOptions(store, ctx, driver, processContainer);
   const taken: SnapshotMeta[] = [];
   let last = Date.now();
@@ -38,6 +39,10 @@ export function agentSnapshots(ctx: AgentContext, driver: AgentDriver, processCo
       seq += 1;
       taken.push(metaOf(r.file));
       o.log.info({ snapshot: r.file.id, bytes: r.file.bytes, agentSeconds: r.file.agentSeconds, store: store.location }, 'rollout snapshot taken');
+      if (keep) {
+        const pruned = await pruneSnapshots(store, ctx.rolloutKey, keep).catch((err: Error) => (o.log.warn({ err: err.message }, 'pruning old snapshots failed'), []));
+        if (pruned.length) o.log.info({ pruned, keep }, 'older snapshots deleted (SAASBENCH_SNAPSHOT_KEEP)');
+      }
       return r;
     } catch (err) {
       o.log.warn({ err: (err as Error).message }, 'rollout snapshot failed');

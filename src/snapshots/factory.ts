@@ -19,3 +19,15 @@ export function snapshotStore(env: NodeJS.ProcessEnv = process.env): SnapshotSto
   }
   return new DirSnapshotStore(env.SAASBENCH_SNAPSHOT_DIR || join(config.runsDir(), '.snapshots'));
 }
+
+/**
+ * SAASBENCH_SNAPSHOT_KEEP: how many of a rollout's snapshots to keep (the newest; older ones are
+ * deleted after each new one). Unset or empty: all of them. A fork needs the snapshot it names.
+ */
+export function snapshotKeep(env: NodeJS.ProcessEnv = process.env): number | null {
+  const v = env.SAASBENCH_SNAPSHOT_KEEP?.trim();
+  if (!v) return null;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 1) throw InvalidInputError.one('SAASBENCH_SNAPSHOT_KEEP', '', `"${v}" is not a whole number of snapshots (1 or more; unset keeps all)`);
+  return n;
+}

@@ -68,6 +68,21 @@ export async function readSnapshot(store: SnapshotStore, rolloutKey: string, seq
   return b ? (JSON.parse(b.toString('utf8')) as SnapshotFile) : null;
 }
 
+/**
+ * Keep the newest `keep` complete snapshots of a rollout and delete the older ones (meta.json
+ * first: a half-deleted snapshot is never taken for a complete one). Returns the seqs deleted.
+ */
+export async function pruneSnapshots(store: SnapshotStore, rolloutKey: string, keep: number): Promise<number[]> {
+  const all = await listSnapshots(store, rolloutKey);
+  const gone = all.slice(0, Math.max(0, all.length - keep));
+  for (const s of gone) {
+    const parts = (await store.list(`${s.id}/`)).filter((k) => !k.endsWith('/meta.json'));
+    await store.remove([`${s.id}/meta.json`]);
+    await store.remove(parts);
+  }
+  return gone.map((s) => s.seq);
+}
+
 export async function nextSeq(store: SnapshotStore, rolloutKey: string): Promise<number> {
   const all = await listSnapshots(store, rolloutKey);
   return (all.at(-1)?.seq ?? 0) + 1;

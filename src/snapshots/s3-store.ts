@@ -1,4 +1,4 @@
-import { GetObjectCommand, ListObjectsV2Command, NoSuchKey, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { DeleteObjectsCommand, GetObjectCommand, ListObjectsV2Command, NoSuchKey, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import type { SnapshotStore } from './store';
 
 export interface S3StoreOptions {
@@ -52,6 +52,15 @@ export class S3SnapshotStore implements SnapshotStore {
       token = r.IsTruncated ? r.NextContinuationToken : undefined;
     } while (token);
     return out.sort();
+  }
+
+  async remove(keys: string[]): Promise<void> {
+    // DeleteObjects takes at most 1,000 keys; deleting a missing key is success in S3
+    for (let i = 0; i < keys.length; i += 1000) {
+      const Objects = keys.slice(i, i + 1000).map((k) => ({ Key: this.prefix + k }));
+      const r = await this.client.send(new DeleteObjectsCommand({ Bucket: this.o.bucket, Delete: { Objects, Quiet: true } }));
+      if (r.Errors?.length) throw new Error(`deleting snapshot objects in ${this.location}: ${r.Errors[0].Key}: ${r.Errors[0].Message ?? r.Errors[0].Code}`);
+    }
   }
 
   close(): void {

@@ -1,4 +1,4 @@
-import { mkdirSync, readdirSync, readFileSync, existsSync, statSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, existsSync, rmSync, rmdirSync, statSync } from 'node:fs';
 import { dirname, join, relative, sep } from 'node:path';
 import { writeAtomic } from '../runs/files';
 
@@ -16,6 +16,8 @@ export interface SnapshotStore {
   get(key: string): Promise<Buffer | null>;
   /** every key under `prefix` (a folder-like prefix ending in '/'), sorted */
   list(prefix: string): Promise<string[]>;
+  /** delete these keys; missing ones are no error */
+  remove(keys: string[]): Promise<void>;
 }
 
 /** The default store: a folder on the worker host (shared storage makes it reachable from every host). */
@@ -47,6 +49,15 @@ export class DirSnapshotStore implements SnapshotStore {
     };
     walk(root);
     return out.sort();
+  }
+
+  async remove(keys: string[]): Promise<void> {
+    for (const k of keys) {
+      const file = this.fileOf(k);
+      rmSync(file, { force: true });
+      // empty folders left by the removal go too (never the store's own folder)
+      for (let d = dirname(file); d.startsWith(this.location + sep) && existsSync(d) && readdirSync(d).length === 0; d = dirname(d)) rmdirSync(d);
+    }
   }
 
   private fileOf(key: string): string {

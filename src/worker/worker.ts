@@ -6,6 +6,7 @@ import { Client, Connection } from '@temporalio/client';
 import { startReaper } from './reaper';
 import { closeSharedBrowser } from '../primitives/browser-common';
 import { configureGovernor } from '../governor/client';
+import { snapshotKeep, snapshotStore } from '../snapshots/factory';
 
 let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;
 let runtimeInstalled = false;
@@ -55,6 +56,9 @@ export async function startWorker(opts: { address: string; namespace: string; ho
   if (opts.hostId) process.env.SAASBENCH_HOST_ID = hostId;
   process.env.SAASBENCH_CLUSTER_ID = `${opts.address}/${opts.namespace}`;
   installRuntime();
+  // settings of this host that would otherwise fail only inside a rollout: a bad value stops the worker here, in one line
+  snapshotStore();
+  snapshotKeep();
   // the rate governor's workflows run on the shared queue; its client connects on first use only
   configureGovernor({ address: opts.address, namespace: opts.namespace, taskQueue: sharedQueue });
   const connection = await NativeConnection.connect({ address: opts.address });

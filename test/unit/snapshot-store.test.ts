@@ -11,8 +11,8 @@ import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { repoRoot } from '../../src/paths';
 import { DirSnapshotStore, type SnapshotStore } from '../../src/snapshots/store';
 import { S3SnapshotStore } from '../../src/snapshots/s3-store';
-import { snapshotStore } from '../../src/snapshots/factory';
-import { listSnapshots, nextSeq, readSnapshot, snapshotId } from '../../src/snapshots/rollout-snapshot';
+import { snapshotKeep, snapshotStore } from '../../src/snapshots/factory';
+import { listSnapshots, nextSeq, pruneSnapshots, readSnapshot, snapshotId } from '../../src/snapshots/rollout-snapshot';
 
 const MOTO = join(repoRoot(), '.saasbench', 'venv', 'bin', 'moto_server');
 let moto: ChildProcess | undefined;
@@ -70,7 +70,24 @@ async function contract(store: SnapshotStore): Promise<void> {
   assert.equal(await readSnapshot(store, 'r', 3), null);
   assert.equal(await nextSeq(store, 'r'), 11);
   assert.equal(await nextSeq(store, 'none'), 1);
+  // retention: the newest two complete snapshots stay, with every part; nothing of another rollout goes
+  await store.put('r/0002/workspace.tar.gz', Buffer.from('y'));
+  assert.deepEqual(await pruneSnapshots(store, 'r', 2), [1]);
+  assert.deepEqual((await listSnapshots(store, 'r')).map((s) => s.seq), [2, 10]);
+  assert.deepEqual(await store.list('r/0001/'), [], 'every part of the pruned snapshot is gone');
+  assert.deepEqual(await store.list('r/0002/'), ['r/0002/meta.json', 'r/0002/workspace.tar.gz']);
+  assert.deepEqual(await store.list('r/0011/'), ['r/0011/workspace.tar.gz'], 'an incomplete snapshot is not counted or touched');
+  assert.deepEqual(await pruneSnapshots(store, 'r', 2), [], 'nothing more to prune');
+  assert.equal((await store.list('k2/')).length, 1);
+  await store.remove(['k2/0001/meta.json', 'k2/0001/absent']);
+  assert.deepEqual(await store.list('k2/'), [], 'removing a missing key is no error');
 }
+
+test('SAASBENCH_SNAPSHOT_KEEP: unset keeps all; a whole number ≥ 1; anything else one clear error', () => {
+  assert.equal(snapshotKeep({}), null);
+  assert.equal(snapshotKeep({ SAASBENCH_SNAPSHOT_KEEP: ' 3 ' }), 3);
+  for (const bad of ['0', '-1', '2.5', 'all']) assert.throws(() => snapshotKeep({ SAASBENCH_SNAPSHOT_KEEP: bad }), /SAASBENCH_SNAPSHOT_KEEP.*not a whole number/);
+});
 
 test('directory store: put/get/list and the snapshot catalogue', async () => {
   await contract(new DirSnapshotStore(mkdtempSync(join(tmpdir(), 'saasbench-snapstore-'))));
