@@ -174,7 +174,8 @@ export async function rolloutWorkflow(raw: RolloutInput): Promise<RolloutResult>
 
 /**
  * An agent that crashed after its retries is recorded, not fatal: the workspace it left is scored.
- * A misconfigured agent (no API key on this worker, unknown model) never ran: scoring its empty
+ * A misconfigured agent (no API key on this worker, unknown model) or worker (rate limits but no
+ * governor target) never ran: scoring its empty
  * workspace would put a 0 in the averages, so the rollout FAILS with the reason instead.
  */
 async function runAgentOrRecord(input: RolloutInput, run: () => Promise<AgentRunSummary>): Promise<AgentRunSummary> {
@@ -184,7 +185,7 @@ async function runAgentOrRecord(input: RolloutInput, run: () => Promise<AgentRun
     if (isCancellation(err)) throw err; // teardown follows
     // across Temporal the thrown class is the ApplicationFailure's `.type`, not the cause's `.name`
     const type = failureType(err);
-    if (type === 'AgentConfigError') throw ApplicationFailure.create({ message: rootMessage(err), type, nonRetryable: true });
+    if (type === 'AgentConfigError' || type === 'GovernorConfigError') throw ApplicationFailure.create({ message: rootMessage(err), type, nonRetryable: true });
     return { agent: input.agent, model: input.model, exitReason: 'infrastructure', exitCode: null, attempts: 0, agentSeconds: 0, message: `${type}: ${rootMessage(err)}`, history: [] };
   }
 }

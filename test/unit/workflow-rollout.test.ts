@@ -15,6 +15,7 @@ import type { AgentRunSummary, EvalPlan, Provisioned, RolloutInput, RolloutPhase
 import type { NodeOutcome } from '../../src/model/scores';
 import type * as activities from '../../src/activities';
 import { timeSkippingWithBundle } from '../helpers/temporal';
+import { GovernorConfigError } from '../../src/governor/client';
 
 let env: TestWorkflowEnvironment;
 let bundle: WorkflowBundle;
@@ -133,6 +134,20 @@ test('misconfigured agent (AgentConfigError from runAgent): the rollout FAILS wi
   assert.deepEqual(calls.evaluate, {}, 'nothing evaluated');
   assert.equal(calls.teardown, 1);
   assert.equal(calls.phases[0], 'failed');
+});
+
+test('misconfigured worker (GovernorConfigError): the rollout FAILS too, not retried, never scored', async () => {
+  let attempts = 0;
+  const { error, calls } = await run({
+    runAgent: async () => {
+      attempts++;
+      throw new GovernorConfigError('rate governor: rate limits apply but no Temporal target is configured');
+    },
+  });
+  assert.equal(failureType(error), 'GovernorConfigError');
+  assert.equal(attempts, 1);
+  assert.deepEqual(calls.evaluate, {});
+  assert.equal(calls.teardown, 1);
 });
 
 test('crashed agent (retries exhausted): recorded as infrastructure and the workspace is still scored', async () => {
