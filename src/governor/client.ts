@@ -4,6 +4,7 @@
  * request goes upstream, renews its leases while they stream, and releases them when they end.
  * The Temporal client is made on first use only: with no limits configured nothing here runs.
  */
+import { randomUUID } from 'node:crypto';
 import { Client, WithStartWorkflowOperation } from '@temporalio/client';
 import { connectClient } from '../temporal/connection';
 import { log } from '../log';
@@ -87,11 +88,13 @@ export class ProviderGovernor {
    */
   async admit(holder: string, tokens: number): Promise<Admission> {
     const giveUpAt = Date.now() + 60_000;
+    // one id for every retry of this ask: the governor answers a repeated one with the lease it granted
+    const requestId = randomUUID();
     for (let attempt = 0; ; attempt++) {
       try {
         const c = await client();
         const answer = await c.workflow.executeUpdateWithStart(acquireUpdate, {
-          args: [{ holder, tokens, limits: this.limits }],
+          args: [{ holder, tokens, limits: this.limits, requestId }],
           startWorkflowOperation: new WithStartWorkflowOperation(GOVERNOR_WORKFLOW, {
             workflowId: this.workflowId,
             taskQueue: configured().taskQueue,

@@ -29,6 +29,11 @@ export interface AcquireRequest {
   tokens: number;
   /** the caller's limits: the workflow follows the latest it was given */
   limits: GovernorLimits;
+  /**
+   * the same for every retry of one ask: an answer lost in a rollover (granted, then the client saw
+   * an error and asked again) returns the lease already granted instead of a second one
+   */
+  requestId?: string;
 }
 
 /** `retry`: the governor is rolling over (continue-as-new); ask again, the next run answers. */
@@ -45,6 +50,7 @@ export interface ReleaseRequest {
 export interface GovernorLease {
   id: string;
   holder: string;
+  requestId?: string;
   tokens: number;
   grantedAt: number;
   expiresAt: number;

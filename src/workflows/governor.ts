@@ -49,6 +49,9 @@ export async function governorWorkflow(input: GovernorInput): Promise<void> {
     acquireUpdate,
     async (req) => {
       if (draining) return { retry: true };
+      // an ask asked again (its answer was lost in a rollover): the lease it already holds
+      const held = req.requestId ? [...leases.values()].find((l) => l.requestId === req.requestId) : undefined;
+      if (held) return { leaseId: held.id, waitedMs: 0 };
       limits = req.limits;
       const t: Ticket = { req, askedAt: Date.now() };
       queue.push(t);
@@ -125,7 +128,7 @@ export async function governorWorkflow(input: GovernorInput): Promise<void> {
       }
       const t = queue.shift()!;
       const id = uuid4();
-      leases.set(id, { id, holder: t.req.holder, tokens: t.req.tokens, grantedAt: now, expiresAt: now + ttlMs() });
+      leases.set(id, { id, holder: t.req.holder, tokens: t.req.tokens, grantedAt: now, expiresAt: now + ttlMs(), ...(t.req.requestId ? { requestId: t.req.requestId } : {}) });
       window.push({ at: now, tokens: t.req.tokens, lease: id });
       granted++;
       t.answer = { leaseId: id, waitedMs: now - t.askedAt };

@@ -171,3 +171,18 @@ test('continue-as-new: the next run keeps the leases, and an old lease is releas
     assert.notEqual(other.leaseId, held.leaseId);
   });
 });
+
+test('an ask asked again with the same requestId (its answer lost in a rollover) gets the lease it holds, not a second one', async () => {
+  await withGovernor({ limits: { concurrent: 2 } }, async (g) => {
+    const ask = (requestId: string) => g.h.executeUpdate(acquireUpdate, { args: [{ holder: 'r', tokens: 10, limits: g.limits, requestId }] }) as Promise<AcquireAnswer>;
+    const first = await ask('req-1');
+    const again = await ask('req-1');
+    assert.ok('leaseId' in first && 'leaseId' in again);
+    assert.equal(again.leaseId, first.leaseId);
+    const other = await ask('req-2');
+    assert.ok('leaseId' in other && other.leaseId !== first.leaseId);
+    const s = await g.state();
+    assert.equal(s.granted, 2, 'granted once per request');
+    assert.equal(s.inFlight, 2);
+  });
+});
