@@ -175,8 +175,8 @@ export async function rolloutWorkflow(raw: RolloutInput): Promise<RolloutResult>
 /**
  * An agent that crashed after its retries is recorded, not fatal: the workspace it left is scored.
  * A misconfigured agent (no API key on this worker, unknown model) or worker (rate limits but no
- * governor target) never ran: scoring its empty
- * workspace would put a 0 in the averages, so the rollout FAILS with the reason instead.
+ * governor target) never ran: scoring its empty workspace would put a 0 in the averages, so the
+ * rollout FAILS with the reason instead.
  */
 async function runAgentOrRecord(input: RolloutInput, run: () => Promise<AgentRunSummary>): Promise<AgentRunSummary> {
   try {
