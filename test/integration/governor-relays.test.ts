@@ -177,7 +177,14 @@ test('continue-as-new under concurrent asks on the real server: every ask is ans
       a.release({ tokens: 10 });
     }),
   );
-  const s = await env.client.workflow.getHandle(governorWorkflowId(provider)).query(governorStateQuery);
+  // the releases are fire-and-forget signals: wait until the governor applied them all, so none is
+  // still on the wire when the server goes away (a call on a closed channel fails the file)
+  let s = await env.client.workflow.getHandle(governorWorkflowId(provider)).query(governorStateQuery);
+  for (let i = 0; i < 100 && s.inFlight > 0; i++) {
+    await new Promise((r) => setTimeout(r, 100));
+    s = await env.client.workflow.getHandle(governorWorkflowId(provider)).query(governorStateQuery);
+  }
+  assert.equal(s.inFlight, 0, 'every lease released');
   assert.ok(s.runs > 1, `rolled over (runs=${s.runs})`);
   assert.equal(s.granted, 24);
   assert.ok(most <= 3, `at most 3 leases at once, saw ${most}`);
