@@ -31,6 +31,11 @@ class CoProcess {
   private queue: Promise<unknown> = Promise.resolve();
   private dir = `/tmp/.saasbench-co-${process.pid}-${randomBytes(4).toString('hex')}`;
 
+  constructor() {
+    // once per process, not per shell: a timeout starts another shell in the same folder
+    process.once('exit', () => rmSync(this.dir, { recursive: true, force: true }));
+  }
+
   run(bin: string, args: string[], input: string | undefined, timeoutMs: number): Promise<CoResult> {
     const next = this.queue.then(() => this.one(bin, args, input, timeoutMs));
     this.queue = next.catch(() => undefined);
@@ -39,7 +44,6 @@ class CoProcess {
 
   private start(): ChildProcessWithoutNullStreams {
     const child = spawn('sh', ['-c', `umask 077; mkdir -p ${shQuote(this.dir)} && exec sh`], { stdio: ['pipe', 'pipe', 'pipe'] });
-    process.once('exit', () => rmSync(this.dir, { recursive: true, force: true }));
     child.stdout.on('data', (b: Buffer) => (this.child === child ? this.onData(b) : undefined));
     child.stderr.resume();
     child.stdin.on('error', () => undefined);
