@@ -4,8 +4,7 @@ import { writeAtomic, writeJson } from '../../runs/files';
 import type { TaxonomyThresholds } from '../../scoring/taxonomy';
 import type { SweepResult } from '../../model/sweep';
 import { groupsCsv, leaderboardCsv, rolloutsCsv, rolloutsJsonl, sweepMarkdown } from '../sweep-export';
-import { renderRolloutHtml } from './rollout-html';
-import { renderSweepHtml } from './sweep-html';
+import { renderRolloutHtmlOffThread, renderSweepHtmlOffThread } from './render-thread';
 
 /** Write report.html into a run folder (next to report.json). Returns the file, or null without report.json. */
 export async function writeRolloutHtml(runDir: string, th?: TaxonomyThresholds, opts: { ifStale?: boolean } = {}): Promise<string | null> {
@@ -14,7 +13,7 @@ export async function writeRolloutHtml(runDir: string, th?: TaxonomyThresholds, 
   const file = join(runDir, 'report.html');
   // a sweep re-writes its report often (every re-submission); a page newer than its data is kept
   if (opts.ifStale && existsSync(file) && statSync(file).mtimeMs >= statSync(json).mtimeMs) return file;
-  writeAtomic(file, await renderRolloutHtml(runDir, th));
+  writeAtomic(file, await renderRolloutHtmlOffThread(runDir, th));
   return file;
 }
 
@@ -43,6 +42,6 @@ export async function writeSweepReport(r: SweepResult, dir: string): Promise<{ d
   writeAtomic(join(dir, 'groups.csv'), groupsCsv(r.benchmark));
   writeAtomic(join(dir, 'rollouts.csv'), rolloutsCsv(r.rollouts));
   writeAtomic(join(dir, 'rollouts.jsonl'), rolloutsJsonl(r.rollouts));
-  writeAtomic(join(dir, 'report.html'), await renderSweepHtml(r, links));
+  writeAtomic(join(dir, 'report.html'), await renderSweepHtmlOffThread(r, links));
   return { dir, files: SWEEP_FILES.map((f) => join(dir, f)), rolloutPages: Object.keys(links).length };
 }
