@@ -190,19 +190,37 @@ export async function execDetached(container: string, script: string, opts: Exec
     `bash ${q(dir + '/script.sh')} > ${q(dir + '/stdout.log')} 2> ${q(dir + '/stderr.log')} < /dev/null`,
     'rc=$?',
     `echo $rc > ${q(dir)}/exit_code.tmp && mv -f ${q(dir)}/exit_code.tmp ${q(dir)}/exit_code`,
+    // tells a launch still settling that the run ended; a launch gone already closed the pipe, and
+    // the SIGPIPE then ends this runner after its record is written
+    '{ echo done; } 2> /dev/null',
     '',
   ].join('\n');
-  // ONE exec (each is a Docker round trip, ~0.07 s): the script arrives on stdin, the runner as an
-  // argument; the control files of a previous attempt go first, so they are not taken for this run's
-  const launch =
-    `mkdir -p ${q(dir)} && cd ${q(dir)} && rm -f pid exit_code pid.tmp exit_code.tmp && cat > script.sh && printf '%s' "$0" > runner.sh && chmod 755 script.sh runner.sh || exit 1; ` +
-    // Only `setsid` may be backgrounded: a backgrounded `a && b &` list would be a subshell that
-    // keeps the exec's stdout open until the script ends.
-    `setsid bash ./runner.sh < /dev/null > /dev/null 2>&1 & ` +
-    `for i in $(seq 1 3000); do [ -s pid ] && break; sleep 0.01; done; [ -s pid ] || { echo "runner did not write its pid" >&2; exit 1; }; ` +
-    `for i in $(seq 1 ${Math.ceil((opts.settleMs ?? 0) / 10)}); do [ -e exit_code ] && break; sleep 0.01; done; ` +
-    `if [ -e exit_code ]; then echo "$(cat pid) $(cat exit_code) $(date -r exit_code +%s%3N) $(stat -c %s stdout.log) $(stat -c %s stderr.log)"; else cat pid; fi`;
-  const r = await exec(container, ['bash', '-c', launch, runner], { env: opts.env, user: opts.user, timeoutMs: 30_000, stdin: script });
+  // ONE exec (each is a Docker round trip, ~0.07 s), and as few processes in it as can be: each
+  // fork + exec in the container is ~1–3 ms (bench/sweep-overhead.ts). The script arrives on stdin
+  // (read by a builtin), the runner as an argument; the control files of a previous attempt go
+  // first, so they are not taken for this run's.
+  const settle = Math.max(0, opts.settleMs ?? 0) / 1000;
+  const launch = [
+    `{ cd ${q(dir)} 2> /dev/null || { mkdir -p ${q(dir)} && cd ${q(dir)}; }; } || exit 1`,
+    'if [ -e pid ] || [ -e exit_code ] || [ -e pid.tmp ] || [ -e exit_code.tmp ]; then rm -f pid exit_code pid.tmp exit_code.tmp || exit 1; fi',
+    `IFS= read -r -d '' body; printf '%s' "$body" > script.sh && printf '%s' "$0" > runner.sh || exit 1`,
+    // The runner in a new session (it outlives this exec, the worker and a worker restart), its
+    // stdout a pipe to this shell: `read -t` waits for its "done" up to the settle time without
+    // polling. Nothing of it holds the exec's own output open.
+    'exec 3< <(exec setsid bash ./runner.sh < /dev/null 2> /dev/null)',
+    ...(settle > 0 ? [`read -t ${settle.toFixed(3)} -u 3 _`] : []),
+    // the runner writes its pid first thing; wait for it without a process per look
+    'n=0; until [ -s pid ]; do n=$((n + 1)); [ $n -gt 3000 ] && { echo "runner did not write its pid" >&2; exit 1; }; sleep 0.01; done',
+    'read -r pid < pid',
+    'if [ -e exit_code ]; then',
+    '  read -r rc < exit_code',
+    // the exit time: now, in ms (bash 5), else the record's own time
+    '  if [ -n "$EPOCHREALTIME" ]; then at=${EPOCHREALTIME/[.,]/}; at=${at:0:13}; else at=$(date -r exit_code +%s%3N); fi',
+    '  echo "$pid $rc $at" $(stat -c %s stdout.log stderr.log)',
+    'else echo "$pid"; fi',
+  ].join('\n');
+  // no exec timeout (its wrapper is two more processes): the launch bounds its own waits
+  const r = await exec(container, ['bash', '-c', launch, runner], { env: opts.env, user: opts.user, stdin: script });
   const [pid, code, at, out, err] = r.stdout.trim().split(/\s+/).map((x) => Number.parseInt(x, 10));
   if (r.exitCode !== 0 || !Number.isInteger(pid)) {
     throw new SandboxInfraError(`execDetached in ${container} failed (exit ${r.exitCode}): ${r.stderr.trim() || r.stdout.trim()}`);

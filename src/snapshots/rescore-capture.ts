@@ -30,7 +30,11 @@ const PS = 'processes.tsv';
  */
 export function rescoreArchives(workspace: string): Record<string, string> {
   const excludes = SNAPSHOT_EXCLUDES.map((e) => `--exclude='${e}'`).join(' ');
-  const list = 'for p in /proc/[0-9]*; do pid=${p#/proc/}; [ "$pid" = 1 ] && continue; [ "$pid" = "$$" ] && continue; c=$(tr "\\0" "\\037" < $p/cmdline 2>/dev/null); [ -n "$c" ] && printf "%s\\t%s\\t%s\\n" "$pid" "$(readlink $p/cwd)" "$c"; done';
+  // builtins only where bash has them (4.4+: mapfile -d): a tr and a readlink per process were
+  // ~2 ms each (bench/sweep-overhead.ts); the subshell keeps the cd and IFS to itself
+  const fast = 'IFS=$\'\\037\'; for p in /proc/[0-9]*; do pid=${p#/proc/}; [ "$pid" = 1 ] && continue; [ "$pid" = "$$" ] && continue; mapfile -d "" -t a < $p/cmdline 2>/dev/null || continue; [ ${#a[@]} -gt 0 ] || continue; cd -P $p/cwd 2>/dev/null && w=$PWD || w=; printf "%s\\t%s\\t%s\\n" "$pid" "$w" "${a[*]}"; done';
+  const slow = 'for p in /proc/[0-9]*; do pid=${p#/proc/}; [ "$pid" = 1 ] && continue; [ "$pid" = "$$" ] && continue; c=$(tr "\\0" "\\037" < $p/cmdline 2>/dev/null); [ -n "$c" ] && printf "%s\\t%s\\t%s\\n" "$pid" "$(readlink $p/cwd)" "$c"; done';
+  const list = `if mapfile -d "" -t a < /dev/null 2>/dev/null; then (${fast}); else ${slow}; fi`;
   return { [WS]: `tar -C '${workspace}' ${excludes} -czf $OUT . 2>/dev/null`, [PS]: `{ ${list}; } > $OUT; true` };
 }
 
@@ -44,8 +48,8 @@ export function keepForRescore(runDir: string, out: Record<string, Buffer>): { b
       const [pid, cwd, cmd] = l.split('\t');
       return { pid: Number(pid), cwd, args: (cmd ?? '').split('\x1f').filter(Boolean) };
     })
-    // the harness's own helpers and the container's idle command are not the agent's
-    .filter((p) => !p.args.join(' ').includes('/tmp/.saasbench') && !['sleep', 'tr', 'readlink', 'tar', 'gzip'].includes(p.args[0]));
+    // the harness's own helpers (execDetached's runner too) and the container's idle command are not the agent's
+    .filter((p) => !p.args.join(' ').includes('/tmp/.saasbench') && p.args[1] !== './runner.sh' && !['sleep', 'tr', 'readlink', 'tar', 'gzip'].includes(p.args[0]));
   writeJson(join(runDir, 'processes.json'), processes);
   return { bytes: out[WS].length, processes: processes.length };
 }
