@@ -13,7 +13,7 @@ import { planOf } from '../tasks/plan';
 import { appUrlOf } from '../primitives/env-from-stack';
 import type { Provisioned } from '../model/rollout';
 import { taskFor } from './task-cache';
-import { prepareInto } from './prepare-workspace';
+import { writePrompt } from './prepare-workspace';
 import { activityCancelled, withHeartbeat } from './heartbeat';
 import { CancelledFailure } from '@temporalio/common';
 
@@ -24,7 +24,7 @@ export interface ProvisionInput {
   taskId: string;
   /** image map of the run (flags / sweep file); the worker's SAASBENCH_IMAGE_MAP is applied under it */
   imageMap?: ImageMap;
-  /** also put the PRD and knowledge base in the workspace and write the prompt (what prepareWorkspace does) */
+  /** also write the agent's prompt; the PRD and knowledge base go into the workspace with the agent's launch (runAgent) */
   prepare?: boolean;
 }
 
@@ -67,8 +67,7 @@ async function provisionStack(i: ProvisionInput): Promise<Provisioned> {
     await sandboxBackend().down(i.rolloutKey).catch(() => undefined);
     throw new CancelledFailure('rollout cancelled during provisioning; its stack was removed');
   }
-  // the workspace files go in while the lock is computed (a Docker round trip each side)
-  const prepared = i.prepare ? prepareInto(task, stack, runDir).then(() => null, (err: unknown) => err) : null;
+  if (i.prepare) writePrompt(task, runDir);
   const hostId = config.hostId();
   const result: Provisioned = {
     host: hostId,
@@ -90,8 +89,6 @@ async function provisionStack(i: ProvisionInput): Promise<Provisioned> {
   };
   writeJson(join(runDir, 'lock.json'), { harness: harnessLock(), task: taskLock(task), images: await imagesLock(images), ...(Object.keys(imageMap).length ? { imageMap } : {}), isolation: isolationLock } satisfies RolloutLock);
   writeJson(join(runDir, 'rollout.json'), { workflowId: i.workflowId, rolloutKey: i.rolloutKey, task: { id: task.id, dir: task.dir, hash: task.hash }, host: hostId, stack, appUrl: result.appUrl, provisionedAt: new Date().toISOString() });
-  const prepareFailed = await prepared;
-  if (prepareFailed) throw prepareFailed;
   log.info({ appUrl: result.appUrl, ms: result.provisionMs }, 'stack up');
   return result;
 }

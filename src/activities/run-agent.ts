@@ -16,6 +16,7 @@ import { writeJson } from '../runs/files';
 import type { Task } from '../model/task';
 import type { AgentRunSummary, RolloutInput, RolloutRef } from '../model/rollout';
 import { taskFor } from './task-cache';
+import { workspaceSeed } from './prepare-workspace';
 import { networkInterfaces } from 'node:os';
 import { sandboxBackend } from '../sandbox/factory';
 import { openAgentNetwork, type AgentNetwork } from '../security/agent-network';
@@ -92,6 +93,11 @@ async function agentPhase(i: RunAgentInput, actx: Context, ctx: AgentContext, dr
     // a restore happens once: a retried attempt that heartbeated has the restored stack already
     const restored = i.restore && !resumeFrom ? await loadSnapshot(i.restore) : null;
     if (restored) await restoreInto(ctx, i.restore!.session ? driver : null, where.container, restored);
+    // a fresh workspace gets the PRD and the knowledge base: with the launch's own exec when the
+    // agent runs in the app container, else written there first (a sidecar agent)
+    const seedFiles = !restored && !resumeFrom ? workspaceSeed(task) : [];
+    const seed = seedFiles.length ? { dir: ctx.workspace, files: seedFiles } : undefined;
+    if (seed && driver.processContainer) await ctx.sandbox.writeFiles(ctx.container, seed.dir, seed.files);
     let lastState: SupervisionState | undefined = resumeFrom;
     const snaps = i.snapshotSeconds === undefined ? null : agentSnapshots(ctx, driver, where.container, { everySeconds: i.snapshotSeconds, beat: () => actx.heartbeat(lastState), log });
     const run = await superviseAgent(driver, where, {
@@ -102,6 +108,7 @@ async function agentPhase(i: RunAgentInput, actx: Context, ctx: AgentContext, dr
       onLostProcess: i.retry.onLostProcess,
       resumeFrom,
       restoredFrom: restored && i.restore!.session ? restored.supervision : undefined,
+      seed: driver.processContainer ? undefined : seed,
       onPoll: snaps ? (s) => snaps.onPoll(s) : undefined,
       unbilledMs: gate ? () => gate.unbilledMs() : undefined,
       heartbeat: (s) => actx.heartbeat((lastState = s)),

@@ -45,6 +45,11 @@ export interface SuperviseOptions {
    * host): its process is gone, so the session is resumed as after a lost process.
    */
   restoredFrom?: SupervisionState;
+  /**
+   * Files the workspace starts with (the PRD and the knowledge base), written by the first launch's
+   * own exec; never by a resumed or restored one (the workspace has them, perhaps edited).
+   */
+  seed?: { dir: string; files: { path: string; content: Buffer }[] };
   /** called on every poll while the agent runs (periodic snapshots); its own errors are its own */
   onPoll?(state: SupervisionState): Promise<void>;
   heartbeat(state: SupervisionState): void;
@@ -99,7 +104,7 @@ async function attach(driver: AgentDriver, ctx: AgentContext, opts: SuperviseOpt
   await driver.prepare?.(ctx);
   if (opts.restoredFrom) return recoverLost(driver, ctx, opts.restoredFrom, opts);
   const initial: SupervisionState = { attempt: 0, pid: 0, controlDir: '', attemptStartedAt: 0, priorAgentMs: 0, stdoutBytes: 0, lastOutputAt: 0, lastBeatAt: 0, transientRetries: 0, history: [] };
-  return launch(driver.launch(ctx), ctx, initial, opts);
+  return launch(driver.launch(ctx), ctx, initial, opts, opts.seed);
 }
 
 /**
@@ -134,11 +139,11 @@ export class AgentLostError extends SaasbenchError {
   }
 }
 
-async function launch(l: AgentLaunch, ctx: AgentContext, prev: SupervisionState, opts: SuperviseOptions): Promise<SupervisionState> {
+async function launch(l: AgentLaunch, ctx: AgentContext, prev: SupervisionState, opts: SuperviseOptions, files?: SuperviseOptions['seed']): Promise<SupervisionState> {
   const attempt = prev.attempt + 1;
   const controlDir = `${CONTROL_ROOT}/attempt-${attempt}`;
   const env = ctx.extraEnv ? { ...ctx.extraEnv, ...l.env } : l.env;
-  const { pid, exited } = await ctx.sandbox.execDetached(ctx.container, l.script, { workdir: l.workdir ?? ctx.workspace, env, controlDir, settleMs: SETTLE_MS });
+  const { pid, exited } = await ctx.sandbox.execDetached(ctx.container, l.script, { workdir: l.workdir ?? ctx.workspace, env, controlDir, settleMs: SETTLE_MS, ...(files ? { files } : {}) });
   const now = Date.now();
   const state = { ...prev, attempt, pid, controlDir, attemptStartedAt: now, stdoutBytes: 0, lastOutputAt: now, lastBeatAt: now };
   ctx.log.info({ pid, attempt }, 'agent process started');

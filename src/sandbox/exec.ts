@@ -7,12 +7,15 @@ import { PassThrough, type Duplex } from 'node:stream';
 import { ExecResult } from '../model/sandbox';
 import { docker } from './client';
 import { SandboxInfraError, SandboxInputError, infra, isNotFound } from './errors';
+import { containerPath, relativeIn, writeFiles } from './files';
+import { packEntries } from './tar';
+import { posix } from 'node:path';
 
 export interface ExecOptions {
   workdir?: string;
   env?: Record<string, string>;
   timeoutMs?: number;
-  stdin?: string;
+  stdin?: string | Buffer;
   user?: string;
   /** Per-stream cap; the rest is dropped and a marker appended. Default 32 MiB. */
   maxOutputBytes?: number;
@@ -165,7 +168,17 @@ export interface ExecDetachedOptions {
    * a Docker round trip: bench/sweep-overhead.ts). Default 0.
    */
   settleMs?: number;
+  /**
+   * Files written under `dir` before the process starts, in the same exec: a tar stream on its
+   * stdin, with the script (an agent's workspace seed; a separate writeFiles would be another
+   * Docker round trip, ~0.08 s). Root-owned, mode 0644, as writeFiles writes them. An image
+   * without `tar`, or a launch as another user, gets them by writeFiles first.
+   */
+  files?: { dir: string; files: { path: string; content: Buffer }[] };
 }
+
+/** the launch's exit code when the image has no tar to unpack `files` */
+const NO_TAR = 75;
 
 /** What execDetached saw of the process; `exited` when it ended within `settleMs`. */
 export interface Detached {
@@ -200,10 +213,19 @@ export async function execDetached(container: string, script: string, opts: Exec
   // (read by a builtin), the runner as an argument; the control files of a previous attempt go
   // first, so they are not taken for this run's.
   const settle = Math.max(0, opts.settleMs ?? 0) / 1000;
+  const seed = opts.files?.files.length ? opts.files : undefined;
+  if (seed && opts.user) {
+    await writeFiles(container, seed.dir, seed.files);
+    return execDetached(container, script, { ...opts, files: undefined });
+  }
   const launch = [
-    `{ cd ${q(dir)} 2> /dev/null || { mkdir -p ${q(dir)} && cd ${q(dir)}; }; } || exit 1`,
+    // the script (and the files) arrive on stdin: a tar stream with the files, else the script alone
+    ...(seed
+      ? [`command -v tar > /dev/null || exit ${NO_TAR}`, 'tar -xf - -C / || exit 1', `cd ${q(dir)} || exit 1`]
+      : [`{ cd ${q(dir)} 2> /dev/null || { mkdir -p ${q(dir)} && cd ${q(dir)}; }; } || exit 1`]),
     'if [ -e pid ] || [ -e exit_code ] || [ -e pid.tmp ] || [ -e exit_code.tmp ]; then rm -f pid exit_code pid.tmp exit_code.tmp || exit 1; fi',
-    `IFS= read -r -d '' body; printf '%s' "$body" > script.sh && printf '%s' "$0" > runner.sh || exit 1`,
+    ...(seed ? [] : [`IFS= read -r -d '' body; printf '%s' "$body" > script.sh || exit 1`]),
+    `printf '%s' "$0" > runner.sh || exit 1`,
     // The runner in a new session (it outlives this exec, the worker and a worker restart), its
     // stdout a pipe to this shell: `read -t` waits for its "done" up to the settle time without
     // polling. Nothing of it holds the exec's own output open.
@@ -220,7 +242,12 @@ export async function execDetached(container: string, script: string, opts: Exec
     'else echo "$pid"; fi',
   ].join('\n');
   // no exec timeout (its wrapper is two more processes): the launch bounds its own waits
-  const r = await exec(container, ['bash', '-c', launch, runner], { env: opts.env, user: opts.user, stdin: script });
+  const stdin = seed ? await seedArchive(dir, script, seed) : script;
+  const r = await exec(container, ['bash', '-c', launch, runner], { env: opts.env, user: opts.user, stdin });
+  if (seed && r.exitCode === NO_TAR) {
+    await writeFiles(container, seed.dir, seed.files);
+    return execDetached(container, script, { ...opts, files: undefined });
+  }
   const [pid, code, at, out, err] = r.stdout.trim().split(/\s+/).map((x) => Number.parseInt(x, 10));
   if (r.exitCode !== 0 || !Number.isInteger(pid)) {
     throw new SandboxInfraError(`execDetached in ${container} failed (exit ${r.exitCode}): ${r.stderr.trim() || r.stdout.trim()}`);
@@ -229,3 +256,11 @@ export async function execDetached(container: string, script: string, opts: Exec
   return ended ? { pid, exited: { exitCode: code, at, stdoutBytes: out, stderrBytes: err } } : { pid };
 }
 
+/** The launch's stdin with files: script.sh into the control folder, the files under their folder. */
+async function seedArchive(controlDir: string, script: string, seed: NonNullable<ExecDetachedOptions['files']>): Promise<Buffer> {
+  const dest = containerPath(seed.dir);
+  const extra = [{ name: `${controlDir}/script.sh`, content: Buffer.from(script) }, ...seed.files.map((f) => ({ name: posix.join(dest, relativeIn(dest, f.path)), content: f.content }))];
+  const chunks: Buffer[] = [];
+  for await (const c of packEntries([], { extra })) chunks.push(c as Buffer);
+  return Buffer.concat(chunks);
+}

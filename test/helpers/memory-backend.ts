@@ -91,9 +91,10 @@ export class MemoryBackend implements SandboxBackend {
     return { ...r, stdout: Buffer.from(r.stdout) };
   }
 
-  async execDetached(container: string, script: string, opts: { controlDir: string; workdir?: string }): Promise<{ pid: number }> {
+  async execDetached(container: string, script: string, opts: { controlDir: string; workdir?: string; files?: { dir: string; files: { path: string; content: Buffer }[] } }): Promise<{ pid: number }> {
     this.calls.push({ op: 'execDetached', container, detail: script });
     const files = this.fs(container);
+    for (const f of opts.files?.files ?? []) files.set(posix.join(opts.files!.dir, f.path), { data: f.content, mode: 0o644 });
     files.set(`${opts.controlDir}/script.sh`, { data: Buffer.from(script), mode: 0o755 });
     const r = await this.handler({ container, cmd: ['bash', `${opts.controlDir}/script.sh`], opts: { workdir: opts.workdir }, files });
     const pid = this.nextPid++;

@@ -1,5 +1,6 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -72,6 +73,10 @@ test('noop rollout: the health root fails and everything below it is SKIPPED_DEP
   assert.equal(st.DEPLOY_HEALTH, 'FAILED');
   assert.equal(Object.values(st).filter((s) => s === 'SKIPPED_DEPENDENCY').length, 7);
   assert.equal(r.score.overall.pct, 0);
+  // the PRD reached the workspace with the agent's launch: it is in what the agent left behind
+  const prd = spawnSync('tar', ['-xzOf', join(r.runDir, 'workspace.tar.gz'), './task.md'], { encoding: 'utf8' });
+  assert.equal(prd.status, 0, prd.stderr);
+  assert.equal(prd.stdout, readFileSync(join(TINY, 'task.md'), 'utf8'));
   assert.deepEqual(labelledFor(r.rolloutKey), []);
 });
 

@@ -208,6 +208,29 @@ test('execDetached with settleMs: a process that ends at once is reported with i
   assert.ok(slow.pid > 1);
 });
 
+test('execDetached with files: they are in place, byte for byte, before the script starts; an image without tar gets them too', async () => {
+  const c = web(0);
+  const kb = Buffer.from('{"clarifications":[{"q":"ünïcode ✓"}]}\n');
+  const files = { dir: '/srv/seed', files: [{ path: 'task.md', content: Buffer.from('# PRD\n') }, { path: 'kb/knowledge_base.json', content: kb }] };
+  // the script sees the files at its start: it copies them before anything else could write them
+  const r = await execDetached(c, 'cat /srv/seed/task.md /srv/seed/kb/knowledge_base.json', { controlDir: '/tmp/ctl-seed-1', settleMs: 5000, files });
+  assert.equal(r.exited?.exitCode, 0);
+  assert.equal((await readFile(c, '/tmp/ctl-seed-1/stdout.log'))?.toString(), `# PRD\n${kb.toString()}`);
+  assert.deepEqual(await readFile(c, '/srv/seed/kb/knowledge_base.json'), kb);
+  assert.equal((await exec(c, ['stat', '-c', '%a %U', '/srv/seed/task.md'])).stdout.trim(), '644 root');
+  // no tar in the image: the files go in by a separate write, the launch still happens once
+  assert.equal((await exec(c, ['sh', '-c', 'mv "$(command -v tar)" /tmp/tar.away'])).exitCode, 0);
+  try {
+    const again = await execDetached(c, 'cat /srv/seed2/task.md', { controlDir: '/tmp/ctl-seed-2', settleMs: 5000, files: { ...files, dir: '/srv/seed2' } });
+    assert.equal(again.exited?.exitCode, 0);
+    assert.equal((await readFile(c, '/tmp/ctl-seed-2/stdout.log'))?.toString(), '# PRD\n');
+  } finally {
+    await exec(c, ['sh', '-c', 'mv /tmp/tar.away /bin/tar || mv /tmp/tar.away /usr/bin/tar']);
+  }
+  // a path that leaves its folder is refused before anything runs
+  await assert.rejects(execDetached(c, 'true', { controlDir: '/tmp/ctl-seed-3', files: { dir: '/srv/seed', files: [{ path: '../escape', content: Buffer.from('x') }] } }), SandboxInputError);
+});
+
 test('readFile / writeFiles / copyDirInto round trip', async () => {
   const c = web(1);
   await writeFiles(c, '/tmp/wf/nested', [
