@@ -19,6 +19,7 @@ import { taskFor } from './task-cache';
 import { workspaceSeed } from './prepare-workspace';
 import { networkInterfaces } from 'node:os';
 import { sandboxBackend } from '../sandbox/factory';
+import { sessionBackend } from '../sandbox/session-backend';
 import { openAgentNetwork, type AgentNetwork } from '../security/agent-network';
 import { readEgressLog } from '../security/egress-proxy';
 import { limitSignals } from '../security/signals';
@@ -51,9 +52,11 @@ export async function runAgent(i: RunAgentInput): Promise<AgentRunSummary> {
   const driver = createAgent(i.agent);
   const log = rolloutLogger(i.ref.rolloutKey, { activity: 'runAgent', agent: i.agent, attempt: actx.info.attempt });
   const resumeFrom = actx.info.heartbeatDetails as SupervisionState | undefined;
+  // the launch exec stays open for this activity's later execs (probes, the final capture)
+  const sandbox = sessionBackend(sandboxBackend());
   const ctx: AgentContext = {
     rolloutKey: i.ref.rolloutKey,
-    sandbox: sandboxBackend(),
+    sandbox,
     task,
     stack: i.ref.stack,
     container: i.ref.stack.services[task.environment.appService].container,
@@ -73,6 +76,8 @@ export async function runAgent(i: RunAgentInput): Promise<AgentRunSummary> {
   } catch (err) {
     await assertStackPresent(ctx.sandbox, ctx.container, ctx.rolloutKey);
     throw err;
+  } finally {
+    sandbox.close();
   }
 }
 

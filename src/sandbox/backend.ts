@@ -3,7 +3,8 @@
 // tests drive real code through an in-memory one (test/helpers/memory-backend.ts). Pick one with
 // the factory (factory.ts).
 import type { Endpoint, ExecResult, StackHandle } from '../model/sandbox';
-import type { Detached, ExecBytesResult, ExecDetachedOptions, ExecOptions } from './exec';
+import type { ExecBytesResult, ExecOptions } from './exec';
+import type { Detached, ExecDetachedOptions } from './exec-detached';
 import type { FileToWrite, OwnerOptions } from './files';
 import type { UpStackOptions } from './stack-up';
 

@@ -3,7 +3,8 @@
 import type { SandboxBackend } from './backend';
 import { docker } from './client';
 import { SandboxInfraError, infra } from './errors';
-import { exec, execBytes, execDetached } from './exec';
+import { exec, execBytes } from './exec';
+import { execDetached } from './exec-detached';
 import { copyDirInto, readFile, writeFiles } from './files';
 import { dockerHostAddress, hostUrl } from './host';
 import { LABEL } from './naming';

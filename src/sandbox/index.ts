@@ -16,7 +16,8 @@ export { parseImageMap, checkImageMap, imageMapFromEnv, mapImage, canonicalRef, 
 export { baseImages, mapDockerfile, type BaseImage } from './dockerfile';
 export { upStack, type UpStackOptions } from './stack-up';
 export { StackHandle, findStack, downStack, listLabelledRollouts, labelledContainers, reapStacks } from './stack-state';
-export { exec, execBytes, execDetached, ExecResult, type ExecBytesResult, type ExecOptions, type ExecDetachedOptions } from './exec';
+export { exec, execBytes, ExecResult, type ExecBytesResult, type ExecOptions } from './exec';
+export { execDetached, type ExecDetachedOptions } from './exec-detached';
 export { readFile, writeFiles, copyDirInto, type FileToWrite } from './files';
 export { docker, setDockerClient, engineAnswers } from './client';
 export type { SandboxBackend, OwnerOptions, SidecarSpec } from './backend';

@@ -32,8 +32,8 @@ export function rescoreArchives(workspace: string): Record<string, string> {
   const excludes = SNAPSHOT_EXCLUDES.map((e) => `--exclude='${e}'`).join(' ');
   // builtins only where bash has them (4.4+: mapfile -d): a tr and a readlink per process were
   // ~2 ms each (bench/sweep-overhead.ts); the subshell keeps the cd and IFS to itself
-  const fast = 'IFS=$\'\\037\'; for p in /proc/[0-9]*; do pid=${p#/proc/}; [ "$pid" = 1 ] && continue; [ "$pid" = "$$" ] && continue; mapfile -d "" -t a < $p/cmdline 2>/dev/null || continue; [ ${#a[@]} -gt 0 ] || continue; cd -P $p/cwd 2>/dev/null && w=$PWD || w=; printf "%s\\t%s\\t%s\\n" "$pid" "$w" "${a[*]}"; done';
-  const slow = 'for p in /proc/[0-9]*; do pid=${p#/proc/}; [ "$pid" = 1 ] && continue; [ "$pid" = "$$" ] && continue; c=$(tr "\\0" "\\037" < $p/cmdline 2>/dev/null); [ -n "$c" ] && printf "%s\\t%s\\t%s\\n" "$pid" "$(readlink $p/cwd)" "$c"; done';
+  const fast = 'IFS=$\'\\037\'; for p in /proc/[0-9]*; do pid=${p#/proc/}; [ "$pid" = 1 ] && continue; [ "$pid" = "$$" ] && continue; mapfile -d "" -t a < $p/cmdline 2>/dev/null || continue; [ ${#a[@]} -gt 0 ] || continue; cd -P $p/cwd 2>/dev/null && w=$PWD || w=; c="${a[*]}"; printf "%s\\t%s\\t%s\\n" "$pid" "$w" "${c//$\'\\n\'/$\'\\036\'}"; done';
+  const slow = 'for p in /proc/[0-9]*; do pid=${p#/proc/}; [ "$pid" = 1 ] && continue; [ "$pid" = "$$" ] && continue; c=$(tr "\\0\\n" "\\037\\036" < $p/cmdline 2>/dev/null); [ -n "$c" ] && printf "%s\\t%s\\t%s\\n" "$pid" "$(readlink $p/cwd)" "$c"; done';
   const list = `if mapfile -d "" -t a < /dev/null 2>/dev/null; then (${fast}); else ${slow}; fi`;
   return { [WS]: `tar -C '${workspace}' ${excludes} -czf $OUT . 2>/dev/null`, [PS]: `{ ${list}; } > $OUT; true` };
 }
@@ -46,7 +46,8 @@ export function keepForRescore(runDir: string, out: Record<string, Buffer>): { b
     .filter(Boolean)
     .map((l) => {
       const [pid, cwd, cmd] = l.split('\t');
-      return { pid: Number(pid), cwd, args: (cmd ?? '').split('\x1f').filter(Boolean) };
+      // arguments are \x1f-separated, their newlines sent as \x1e (one line per process)
+      return { pid: Number(pid), cwd, args: (cmd ?? '').split('\x1f').filter(Boolean).map((a) => a.replaceAll('\x1e', '\n')) };
     })
     // the harness's own helpers (execDetached's runner too) and the container's idle command are not the agent's
     .filter((p) => !p.args.join(' ').includes('/tmp/.saasbench') && p.args[1] !== './runner.sh' && !['sleep', 'tr', 'readlink', 'tar', 'gzip'].includes(p.args[0]));

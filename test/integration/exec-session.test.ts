@@ -1,0 +1,71 @@
+// The agent phase's exec channel (src/sandbox/exec-session.ts, session-backend.ts): a launch that
+// keeps its exec open answers later execs exactly as fresh execs would; when the channel is gone
+// (the agent killed its shell) execs fall back to Docker; close() leaves nothing running.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import Docker from 'dockerode';
+import { dockerBackend } from '../../src/sandbox/docker-backend';
+import { sessionBackend } from '../../src/sandbox/session-backend';
+
+const docker = new Docker();
+let id = '';
+
+before(async () => {
+  const c = await docker.createContainer({ Image: 'saasbench/base:bookworm', Cmd: ['sleep', 'infinity'], Labels: { 'saasbench.test': 'exec-session' }, HostConfig: { Init: true } });
+  await c.start();
+  id = c.id;
+});
+
+after(async () => {
+  if (id) await docker.getContainer(id).remove({ force: true });
+});
+
+const loops = async () => (await dockerBackend().exec(id, ['bash', '-c', 'grep -l saasbench-sessio[n] /proc/[0-9]*/cmdline 2>/dev/null | grep -v self | wc -l'])).stdout.trim();
+
+test('execs through the launch channel answer as fresh execs: codes, streams, bytes, quoting', async () => {
+  const plain = dockerBackend();
+  const sb = sessionBackend(plain);
+  try {
+    const d = await sb.execDetached(id, 'exit 0', { controlDir: '/tmp/.saasbench/s1', settleMs: 2000 });
+    assert.equal(d.exited?.exitCode, 0);
+    assert.ok(d.session?.open, 'the launch exec is still open');
+    const cmds: string[][] = [
+      ['bash', '-c', 'echo "out $0"; echo err >&2; exit 7', "it's \"quoted\" $HOME"],
+      ['printf', '%s', 'no newline'],
+      ['bash', '-c', 'yes 0123456789abcdef | head -c 300000'],
+      ['sh', '-c', 'cat /nonexistent'],
+    ];
+    for (const cmd of cmds) assert.deepEqual(await sb.exec(id, cmd), await plain.exec(id, cmd), cmd.join(' '));
+    const bin = await sb.execBytes(id, ['bash', '-c', 'printf "\\x00\\x01\\xff\\n\\x00"']);
+    assert.deepEqual(bin.stdout, Buffer.from([0, 1, 255, 10, 0]));
+    // several at once are answered in turn
+    const many = await Promise.all([1, 2, 3, 4, 5].map((n) => sb.exec(id, ['bash', '-c', `sleep 0.0${n}; echo ${n}`])));
+    assert.deepEqual(many.map((r) => r.stdout), ['1\n', '2\n', '3\n', '4\n', '5\n']);
+    // an exec with its own environment takes the ordinary path (and still works)
+    assert.equal((await sb.exec(id, ['bash', '-c', 'echo $X'], { env: { X: 'own' } })).stdout, 'own\n');
+    assert.equal(await loops(), '1');
+  } finally {
+    sb.close();
+  }
+  for (let i = 0; i < 50 && (await loops()) !== '0'; i++) await new Promise((r) => setTimeout(r, 100));
+  assert.equal(await loops(), '0', 'close() ended the channel in the container');
+});
+
+test('the agent kills the channel: execs fall back to Docker; a command past its time gives the channel up', async () => {
+  const sb = sessionBackend(dockerBackend());
+  try {
+    await sb.execDetached(id, 'sleep 30', { controlDir: '/tmp/.saasbench/s2', settleMs: 50 });
+    await dockerBackend().exec(id, ['bash', '-c', 'for f in /proc/[0-9]*/cmdline; do grep -q saasbench-sessio[n] "$f" 2>/dev/null && kill -9 "$(basename "$(dirname "$f")")"; done; true']);
+    for (let i = 0; i < 50 && (await loops()) !== '0'; i++) await new Promise((r) => setTimeout(r, 100));
+    assert.equal(await loops(), '0', 'the channel is gone');
+    const r = await sb.exec(id, ['bash', '-c', 'echo still here']);
+    assert.deepEqual({ code: r.exitCode, out: r.stdout }, { code: 0, out: 'still here\n' });
+
+    await sb.execDetached(id, 'sleep 30', { controlDir: '/tmp/.saasbench/s3', settleMs: 50 });
+    const slow = await sb.exec(id, ['sleep', '5'], { timeoutMs: 300 });
+    assert.equal(slow.timedOut, true);
+    assert.equal((await sb.exec(id, ['echo', 'after'])).stdout, 'after\n');
+  } finally {
+    sb.close();
+  }
+});
