@@ -32,7 +32,7 @@ export function rolloutPhases(h: History): RolloutPhases {
   const started = new Map<number, number>();
   const execMs: Record<string, number> = {};
   let schedulingMs = 0;
-  let busy = 0;
+  const spans: [number, number][] = [];
   let activities = 0;
   for (const e of events) {
     const id = Number(e.eventId);
@@ -50,11 +50,25 @@ export function rolloutPhases(h: History): RolloutPhases {
       activities++;
       schedulingMs += stAt - sch.at;
       execMs[sch.type] = (execMs[sch.type] ?? 0) + (at - stAt);
-      busy += at - sch.at;
+      spans.push([sch.at, at]);
     }
   }
-  // parallel activities (DAG nodes) overlap: the workflow share is what is left of the wall time, floored at 0
+  // parallel activities (DAG nodes, persist beside teardown) overlap: the workflow's share is the
+  // wall time no activity covered
+  const busy = covered(spans);
   return { totalMs: closedAt - startedAt, execMs, schedulingMs, workflowMs: Math.max(0, closedAt - startedAt - busy), activities, startedAt, closedAt };
+}
+
+/** Total length of the union of [from, to] spans. */
+function covered(spans: [number, number][]): number {
+  let total = 0;
+  let end = -Infinity;
+  for (const [a, b] of [...spans].sort((x, y) => x[0] - y[0])) {
+    if (b <= end) continue;
+    total += b - Math.max(a, end);
+    end = b;
+  }
+  return total;
 }
 
 /** The mean over rollouts, and the mean gap between one rollout closing and the next starting (a serial sweep). */
