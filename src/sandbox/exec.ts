@@ -1,5 +1,5 @@
-// Command execution inside containers: a bounded, attached `exec`, and `execDetached` for
-// processes (agents, servers) that must outlive the exec call and the worker that made it.
+// Command execution inside containers: a bounded, attached `exec` (and `execBytes`). Processes that
+// must outlive the call are exec-detached.ts's.
 import { constants as bufferConstants } from 'node:buffer';
 import { randomBytes } from 'node:crypto';
 import { PassThrough, type Duplex } from 'node:stream';
