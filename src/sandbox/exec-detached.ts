@@ -102,7 +102,9 @@ export async function execDetached(container: string, script: string, opts: Exec
     '  if [ -n "$EPOCHREALTIME" ]; then at=${EPOCHREALTIME/[.,]/}; at=${at:0:13}; else at=$(date -r exit_code +%s%3N); fi',
     '  echo "$pid $rc $at" $(stat -c %s stdout.log stderr.log)',
     'else echo "$pid"; fi',
-    ...(opts.session ? ['exec 3<&- && cd /', SESSION_LOOP] : []),
+    // the channel's commands get the container's environment, not the launch's (PATH kept: a
+    // launch only ever adds to it)
+    ...(opts.session ? ['exec 3<&- && cd /', ...unsetEnv(opts.env), SESSION_LOOP] : []),
   ].join('\n');
   const archive = seed ? await seedArchive(dir, script, seed) : null;
   const stdin = archive ?? Buffer.from(`${script}\0`);
@@ -113,6 +115,11 @@ export async function execDetached(container: string, script: string, opts: Exec
   if (seed && r.exitCode === NO_TAR) return withoutTar(container, script, opts);
   if (r.exitCode !== 0) throw new SandboxInfraError(`execDetached in ${container} failed (exit ${r.exitCode}): ${r.stderr.trim() || r.stdout.trim()}`);
   return parseStatus(container, r.stdout);
+}
+
+function unsetEnv(env: Record<string, string> | undefined): string[] {
+  const names = Object.keys(env ?? {}).filter((k) => k !== 'PATH' && /^[A-Za-z_][A-Za-z0-9_]*$/.test(k));
+  return names.length ? [`unset ${names.join(' ')}`] : [];
 }
 
 /** No tar in the image: the files by a separate write, then the launch. */

@@ -26,7 +26,7 @@ test('execs through the launch channel answer as fresh execs: codes, streams, by
   const plain = dockerBackend();
   const sb = sessionBackend(plain);
   try {
-    const d = await sb.execDetached(id, 'exit 0', { controlDir: '/tmp/.saasbench/s1', settleMs: 2000 });
+    const d = await sb.execDetached(id, 'exit 0', { controlDir: '/tmp/.saasbench/s1', settleMs: 2000, env: { AGENT_ONLY: 'launch' } });
     assert.equal(d.exited?.exitCode, 0);
     assert.ok(d.session?.open, 'the launch exec is still open');
     const cmds: string[][] = [
@@ -34,6 +34,8 @@ test('execs through the launch channel answer as fresh execs: codes, streams, by
       ['printf', '%s', 'no newline'],
       ['bash', '-c', 'yes 0123456789abcdef | head -c 300000'],
       ['sh', '-c', 'cat /nonexistent'],
+      // the launch's environment is the agent's, not the channel's
+      ['bash', '-c', 'echo "[${AGENT_ONLY:-}]" "$PATH"'],
     ];
     for (const cmd of cmds) assert.deepEqual(await sb.exec(id, cmd), await plain.exec(id, cmd), cmd.join(' '));
     const bin = await sb.execBytes(id, ['bash', '-c', 'printf "\\x00\\x01\\xff\\n\\x00"']);
