@@ -1,11 +1,9 @@
 // execDetached: processes (agents, servers) that must outlive the exec call and the worker that
 // made it, started in ONE exec that can stay open as a command channel (exec-session.ts).
 import { posix } from 'node:path';
-import type { Duplex } from 'node:stream';
 import { shQuote } from '../shell';
-import { docker } from './client';
-import { SandboxInfraError, SandboxInputError, infra, isNotFound } from './errors';
-import { exec } from './exec';
+import { SandboxInfraError, SandboxInputError } from './errors';
+import { exec, openExec } from './exec';
 import { ExecSession, SESSION_LOOP } from './exec-session';
 import { containerPath, relativeIn, writeFiles } from './files';
 import { packEntries } from './tar';
@@ -137,17 +135,7 @@ function parseStatus(container: string, line: string): Detached {
 
 /** The launch with its exec kept open: the status line, then the command loop. */
 async function launchSession(container: string, script: string, opts: ExecDetachedOptions, cmd: string[], stdin: Buffer): Promise<Detached> {
-  let stream: Duplex;
-  let e;
-  try {
-    e = await docker()
-      .getContainer(container)
-      .exec({ Cmd: cmd, AttachStdout: true, AttachStderr: true, AttachStdin: true, Tty: false, Env: Object.entries(opts.env ?? {}).map(([k, v]) => `${k}=${v}`), User: opts.user });
-    stream = (await e.start({ hijack: true, stdin: true })) as Duplex;
-  } catch (err) {
-    if (isNotFound(err)) throw new SandboxInfraError(`exec: container ${container} not found`, { cause: err });
-    throw infra(`exec in ${container}`, err);
-  }
+  const { stream, execObj: e } = await openExec(container, cmd, { env: opts.env, user: opts.user }, true);
   const session = new ExecSession(stream);
   stream.write(stdin);
   let line: string;

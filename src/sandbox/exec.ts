@@ -72,16 +72,10 @@ export interface ExecBytesResult {
   timedOut: boolean;
 }
 
-async function run(container: string, cmd: string[], opts: ExecOptions, max: number): Promise<{ exitCode: number; out: Collector; err: Collector; timedOut: boolean }> {
-  if (cmd.length === 0) throw new SandboxInputError('exec: empty command');
-  const c = docker().getContainer(container);
-  const pidFile = opts.timeoutMs !== undefined ? `/tmp/.saasbench-exec-${randomBytes(6).toString('hex')}.pid` : undefined;
-  const Cmd = pidFile ? ['sh', '-c', 'echo $$ > "$0"; "$@"; rc=$?; rm -f "$0"; exit $rc', pidFile, ...cmd] : cmd;
-  const withStdin = opts.stdin !== undefined;
-  let stream: Duplex;
-  let execObj;
+/** Create and start an attached exec: its hijacked stream (multiplexed stdout/stderr) and the exec. */
+export async function openExec(container: string, Cmd: string[], opts: Pick<ExecOptions, 'workdir' | 'env' | 'user'>, withStdin: boolean) {
   try {
-    execObj = await c.exec({
+    const execObj = await docker().getContainer(container).exec({
       Cmd,
       AttachStdout: true,
       AttachStderr: true,
@@ -91,11 +85,20 @@ async function run(container: string, cmd: string[], opts: ExecOptions, max: num
       Env: envList(opts.env),
       User: opts.user,
     });
-    stream = (await execObj.start({ hijack: true, stdin: withStdin })) as Duplex;
+    const stream = (await execObj.start({ hijack: true, stdin: withStdin })) as Duplex;
+    return { stream, execObj };
   } catch (err) {
     if (isNotFound(err)) throw new SandboxInfraError(`exec: container ${container} not found`, { cause: err });
     throw infra(`exec in ${container}`, err);
   }
+}
+
+async function run(container: string, cmd: string[], opts: ExecOptions, max: number): Promise<{ exitCode: number; out: Collector; err: Collector; timedOut: boolean }> {
+  if (cmd.length === 0) throw new SandboxInputError('exec: empty command');
+  const pidFile = opts.timeoutMs !== undefined ? `/tmp/.saasbench-exec-${randomBytes(6).toString('hex')}.pid` : undefined;
+  const Cmd = pidFile ? ['sh', '-c', 'echo $$ > "$0"; "$@"; rc=$?; rm -f "$0"; exit $rc', pidFile, ...cmd] : cmd;
+  const withStdin = opts.stdin !== undefined;
+  const { stream, execObj } = await openExec(container, Cmd, opts, withStdin);
 
   const out = new Collector(max);
   const errOut = new Collector(max);
