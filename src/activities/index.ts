@@ -8,3 +8,4 @@ export { sweepResolveTasks } from './sweep-resolve';
 export { sweepLookupRollouts } from './sweep-lookup';
 export { sweepWriteReport } from './sweep-report';
 export { latestSnapshot } from './snapshots';
+export { validateRolloutInput } from './validate-input';

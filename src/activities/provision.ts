@@ -90,5 +90,8 @@ async function provisionStack(i: ProvisionInput): Promise<Provisioned> {
   writeJson(join(runDir, 'lock.json'), { harness: harnessLock(), task: taskLock(task), images: await imagesLock(images), ...(Object.keys(imageMap).length ? { imageMap } : {}), isolation: isolationLock } satisfies RolloutLock);
   writeJson(join(runDir, 'rollout.json'), { workflowId: i.workflowId, rolloutKey: i.rolloutKey, task: { id: task.id, dir: task.dir, hash: task.hash }, host: hostId, stack, appUrl: result.appUrl, provisionedAt: new Date().toISOString() });
   log.info({ appUrl: result.appUrl, ms: result.provisionMs }, 'stack up');
+  // the agent's launch exec starts now, last (runc's work would slow the Docker calls above), and
+  // is ready by the time Temporal has handed the rollout on to runAgent (exec-warm.ts)
+  sandboxBackend().prewarm?.(stack.services[task.environment.appService].container);
   return result;
 }

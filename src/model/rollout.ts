@@ -7,6 +7,8 @@ import type { StackHandle } from './sandbox';
 import type { HostMove, ParentLink, SnapshotMeta } from './snapshot';
 import type { GatewayRunRecord } from './cost';
 
+export { rolloutKeyOf, rolloutWorkflowId } from './rollout-ids';
+
 /** What travels through Temporal payloads. Pure types and zod only: imported by workflow code. */
 
 const Name = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.:@+-]*$/, 'letters, digits and _ . : @ + - only');
@@ -64,15 +66,6 @@ export const RolloutInputSchema = z
   .strict();
 export type RolloutInput = z.infer<typeof RolloutInputSchema>;
 export type JudgeSettings = z.infer<typeof JudgeSettingsSchema>;
-
-export function rolloutWorkflowId(i: Pick<RolloutInput, 'sweep' | 'taskId' | 'agent' | 'model' | 'repeat'>): string {
-  return `rollout/${i.sweep}/${i.taskId}/${i.agent}/${i.model}/${i.repeat}`;
-}
-
-/** File- and Docker-safe form of the workflow id; names the run folder and labels resources. */
-export function rolloutKeyOf(i: Pick<RolloutInput, 'sweep' | 'taskId' | 'agent' | 'model' | 'repeat'>): string {
-  return [i.sweep, i.taskId, i.agent, i.model, String(i.repeat)].map((s) => s.replace(/[^A-Za-z0-9_.-]/g, '-')).join('.');
-}
 
 /** The workflow's view of the DAG: structure and scoring only, no primitive inputs. */
 export interface PlanNode {

@@ -39,6 +39,11 @@ export interface SandboxBackend {
   execBytes(container: string, cmd: string[], opts?: ExecOptions): Promise<ExecBytesResult>;
   /** start `script` in its own session so it outlives the call (agents, servers) */
   execDetached(container: string, script: string, opts: ExecDetachedOptions): Promise<Detached>;
+  /**
+   * Get ready for an execDetached into `container` soon (the agent's launch): optional, never
+   * throws, and nothing is lost when no launch comes.
+   */
+  prewarm?(container: string): void;
   /** a regular file's contents (symlinks followed); null when it does not exist */
   readFile(container: string, path: string, opts?: { maxBytes?: number }): Promise<Buffer | null>;
   /** write files (contents given, or host files streamed) under an absolute directory */

@@ -5,6 +5,7 @@ import { docker } from './client';
 import { SandboxInfraError, infra } from './errors';
 import { exec, execBytes } from './exec';
 import { execDetached } from './exec-detached';
+import { prewarmExec } from './exec-warm';
 import { copyDirInto, readFile, writeFiles } from './files';
 import { dockerHostAddress, hostUrl } from './host';
 import { LABEL } from './naming';
@@ -22,6 +23,7 @@ export function dockerBackend(opts: { hostAddress?: string } = {}): SandboxBacke
     exec,
     execBytes,
     execDetached,
+    prewarm: prewarmExec,
     readFile,
     writeFiles,
     copyDir: copyDirInto,

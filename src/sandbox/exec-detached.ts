@@ -5,6 +5,7 @@ import { shQuote } from '../shell';
 import { SandboxInfraError, SandboxInputError } from './errors';
 import { exec, openExec } from './exec';
 import { ExecSession, SESSION_LOOP } from './exec-session';
+import { takeWarmExec } from './exec-warm';
 import { containerPath, relativeIn, writeFiles } from './files';
 import { packEntries } from './tar';
 
@@ -135,7 +136,9 @@ function parseStatus(container: string, line: string): Detached {
 
 /** The launch with its exec kept open: the status line, then the command loop. */
 async function launchSession(container: string, script: string, opts: ExecDetachedOptions, cmd: string[], stdin: Buffer): Promise<Detached> {
-  const { stream, execObj: e } = await openExec(container, cmd, { env: opts.env, user: opts.user }, true);
+  // the exec provision opened ahead (exec-warm.ts) when there is one: it runs as the image's user
+  const warm = opts.user ? null : await takeWarmExec(container, cmd, opts.env);
+  const { stream, execObj: e } = warm ?? (await openExec(container, cmd, { env: opts.env, user: opts.user }, true));
   const session = new ExecSession(stream);
   stream.write(stdin);
   let line: string;

@@ -67,7 +67,7 @@ export async function startWorker(opts: { address: string; namespace: string; ho
     namespace: opts.namespace,
     taskQueue: sharedQueue,
     workflowBundle: await workflowBundle(),
-    activities: { provision: activities.provision, sweepResolveTasks: activities.sweepResolveTasks, sweepLookupRollouts: activities.sweepLookupRollouts, sweepWriteReport: activities.sweepWriteReport, latestSnapshot: activities.latestSnapshot },
+    activities: { provision: activities.provision, validateRolloutInput: activities.validateRolloutInput, sweepResolveTasks: activities.sweepResolveTasks, sweepLookupRollouts: activities.sweepLookupRollouts, sweepWriteReport: activities.sweepWriteReport, latestSnapshot: activities.latestSnapshot },
     maxConcurrentActivityTaskExecutions: 4,
   });
   const host = await Worker.create({

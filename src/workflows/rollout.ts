@@ -5,6 +5,7 @@ import {
   isCancellation,
   patched,
   proxyActivities,
+  proxyLocalActivities,
   setCurrentDetails,
   setHandler,
   upsertSearchAttributes,
@@ -13,13 +14,10 @@ import {
 import type { Duration, RetryPolicy } from '@temporalio/common';
 import type * as activities from '../activities';
 import { NON_RETRYABLE, describeFailure, failureType, isInfraFailure, rootMessage } from '../errors';
-import { zodIssuePaths } from '../zod-issues';
 import { scoreTask } from '../scoring/task-score';
 import { voidScore } from '../scoring/void';
 import type { NodeOutcome } from '../model/scores';
 import {
-  RolloutInputSchema,
-  rolloutKeyOf,
   type AgentRunSummary,
   type PlanNode,
   type Provisioned,
@@ -29,6 +27,7 @@ import {
   type RolloutRef,
   type RolloutResult,
 } from '../model/rollout';
+import { rolloutKeyOf } from '../model/rollout-ids';
 import { runDag } from '../dag/run-dag';
 import { SA } from './search-attributes';
 import { describeProgress } from './progress-text';
@@ -37,6 +36,7 @@ import { agentPhase, type AgentPhaseState } from './host-move';
 type Acts = typeof activities;
 export const PREPARE_IN_PROVISION_PATCH = 'saasbench-prepare-in-provision';
 export const TEARDOWN_BESIDE_PERSIST_PATCH = 'saasbench-teardown-beside-persist';
+export const VALIDATE_IN_ACTIVITY_PATCH = 'saasbench-validate-in-activity';
 export const progressQuery = defineQuery<RolloutProgress>('progress');
 
 const retry: RetryPolicy = { maximumAttempts: 3, initialInterval: '2s', backoffCoefficient: 2, nonRetryableErrorTypes: NON_RETRYABLE };
@@ -64,12 +64,7 @@ function onHost(hostQueue: string, input: RolloutInput) {
 }
 
 export async function rolloutWorkflow(raw: RolloutInput): Promise<RolloutResult> {
-  const parsed = RolloutInputSchema.safeParse(raw);
-  if (!parsed.success) {
-    const msg = zodIssuePaths(parsed.error).map((i) => `rollout input: ${i.path || '(root)'}: ${i.message}`).join('\n');
-    throw ApplicationFailure.nonRetryable(msg, 'InvalidInputError');
-  }
-  const input = parsed.data;
+  const input = await checkedInput(raw);
   const { workflowId } = workflowInfo();
   const rolloutKey = rolloutKeyOf(input);
   const started = Date.now();
@@ -169,6 +164,24 @@ export async function rolloutWorkflow(raw: RolloutInput): Promise<RolloutResult>
     await (tornDown ?? teardown());
     progress.phase = final;
     setCurrentDetails(describeProgress(input, progress));
+  }
+}
+
+/**
+ * The input checked and defaulted by a local activity: zod and the schemas are built once in the
+ * worker, not in every workflow run (src/workflows/index.ts). Histories recorded before the
+ * activity existed check it here, with the same words: the module is required only then.
+ */
+async function checkedInput(raw: RolloutInput): Promise<RolloutInput> {
+  try {
+    if (patched(VALIDATE_IN_ACTIVITY_PATCH)) {
+      const local = proxyLocalActivities<Acts>({ startToCloseTimeout: '1 minute', retry: { ...retry, initialInterval: '1s' } });
+      return await local.validateRolloutInput(raw);
+    }
+    return (require('../rollout-input') as typeof import('../rollout-input')).checkRolloutInput(raw);
+  } catch (err) {
+    if (failureType(err) === 'InvalidInputError') throw ApplicationFailure.nonRetryable(rootMessage(err), 'InvalidInputError');
+    throw err;
   }
 }
 

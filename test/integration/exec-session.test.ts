@@ -71,3 +71,50 @@ test('the agent kills the channel: execs fall back to Docker; a command past its
     sb.close();
   }
 });
+
+// Provision opens the launch's exec ahead (src/sandbox/exec-warm.ts): the launch runs in it, with
+// the environment it was given; a waiting shell that died is replaced by a fresh exec.
+test('a launch takes the exec opened ahead of it; a dead one is replaced by a fresh exec', async () => {
+  let before: string[] = [];
+  const running = async () => {
+    const ids = (await docker.getContainer(id).inspect()).ExecIDs ?? [];
+    const live = await Promise.all(ids.map(async (x) => ((await docker.getExec(x).inspect().catch(() => null))?.Running ? x : null)));
+    // an earlier test's channel may still run a command past its time: only new execs count
+    return live.filter((x): x is string => x !== null && !before.includes(x)).sort();
+  };
+  const waitFor = async (ok: (ids: string[]) => boolean) => {
+    for (let i = 0; i < 60; i++) {
+      const ids = await running();
+      if (ok(ids)) return ids;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    return running();
+  };
+  before = await running();
+  dockerBackend().prewarm!(id);
+  const waiting = await waitFor((ids) => ids.length === 1);
+  assert.equal(waiting.length, 1, 'one exec waits');
+  const value = `it's "quoted" $HOME\nline two`;
+  const sb = sessionBackend(dockerBackend());
+  try {
+    const d = await sb.execDetached(id, 'printf "%s" "$W"; exit 3', { controlDir: '/tmp/.saasbench/w1', settleMs: 2000, env: { W: value } });
+    assert.equal(d.exited?.exitCode, 3);
+    assert.deepEqual(await running(), waiting, 'the launch and its channel are that exec');
+    assert.equal((await dockerBackend().readFile(id, '/tmp/.saasbench/w1/stdout.log'))?.toString('utf8'), value);
+    assert.equal((await sb.exec(id, ['bash', '-c', 'echo "[${W:-}]"'])).stdout, '[]\n', 'the channel has not the launch environment');
+  } finally {
+    sb.close();
+  }
+  await waitFor((ids) => ids.length === 0);
+  dockerBackend().prewarm!(id);
+  assert.equal((await waitFor((ids) => ids.length === 1)).length, 1);
+  await dockerBackend().exec(id, ['bash', '-c', 'for f in /proc/[0-9]*/cmdline; do grep -q "eval \\"\\$boo[t]\\"" "$f" 2>/dev/null && kill -9 "$(basename "$(dirname "$f")")"; done; true']);
+  await waitFor((ids) => ids.length === 0);
+  const again = sessionBackend(dockerBackend());
+  try {
+    const d = await again.execDetached(id, 'exit 0', { controlDir: '/tmp/.saasbench/w2', settleMs: 2000 });
+    assert.equal(d.exited?.exitCode, 0, 'launched by a fresh exec');
+  } finally {
+    again.close();
+  }
+});

@@ -14,6 +14,7 @@ import type { SnapshotMeta } from '../../src/model/snapshot';
 import type { RunAgentInput } from '../../src/activities/run-agent';
 import { HostLostError } from '../../src/snapshots/errors';
 import type * as activities from '../../src/activities';
+import { validateRolloutInput } from '../../src/activities/validate-input';
 import { devServer, timeSkippingWithBundle } from '../helpers/temporal';
 
 let env: TestWorkflowEnvironment;
@@ -40,6 +41,7 @@ async function run(opts: { firstHostQueue: 'dead' | 'live'; runAgent(i: RunAgent
   const seen: Seen = { provisions: 0, runAgent: [], teardowns: 0 };
   const provisioned = (host: string, hostQueue: string): Provisioned => ({ host, hostQueue, runDir: '/nonexistent', plan, stack: { rolloutKey: 'k', project: host, network: 'n', services: {} }, appUrl: 'http://x', provisionMs: 1 });
   const acts: Partial<Acts> = {
+    validateRolloutInput,
     provision: async () => (++seen.provisions === 1 ? provisioned('hostA', opts.firstHostQueue === 'dead' ? `${taskQueue}-dead` : taskQueue) : provisioned('hostB', taskQueue)),
     prepareWorkspace: async () => ({ promptFile: 'p' }),
     runAgent: async (i) => {

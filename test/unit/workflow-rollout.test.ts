@@ -14,6 +14,7 @@ import { progressQuery, rolloutWorkflow } from '../../src/workflows/rollout';
 import type { AgentRunSummary, EvalPlan, Provisioned, RolloutInput, RolloutPhase, RolloutResult } from '../../src/model/rollout';
 import type { NodeOutcome } from '../../src/model/scores';
 import type * as activities from '../../src/activities';
+import { validateRolloutInput } from '../../src/activities/validate-input';
 import { timeSkippingWithBundle } from '../helpers/temporal';
 import { GovernorConfigError } from '../../src/governor/client';
 
@@ -42,6 +43,8 @@ interface Stubs {
   evaluateNode?: Acts['evaluateNode'];
   /** block this phase's activity until the workflow is cancelled */
   hangIn?: 'provision' | 'runAgent' | 'evaluateNode' | 'persistResults';
+  /** merged into the rollout input */
+  input?: Record<string, unknown>;
 }
 
 interface Calls {
@@ -73,6 +76,7 @@ async function run(stubs: Stubs, onStarted?: (h: { cancel(): Promise<unknown> })
     }
   };
   const acts: Partial<Acts> = {
+    validateRolloutInput,
     provision: async (i) => {
       calls.provisionPrepare = i.prepare;
       return hang('provision', (): Provisioned => ({ host: 'h1', hostQueue: taskQueue, runDir: '/nonexistent', plan, stack: { rolloutKey: 'k', project: 'p', network: 'n', services: {} }, appUrl: 'http://x', provisionMs: 1 }));
@@ -95,7 +99,7 @@ async function run(stubs: Stubs, onStarted?: (h: { cancel(): Promise<unknown> })
     },
   };
   const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: bundle, activities: acts });
-  const input: Partial<RolloutInput> = { taskDir: '/t', taskId: 't', agent: 'codex', model: 'm', heartbeatSeconds: 5, evaluation: { parallelism: 2, judge: { enabled: false, model: 'x' } } };
+  const input: Partial<RolloutInput> = { taskDir: '/t', taskId: 't', agent: 'codex', model: 'm', heartbeatSeconds: 5, evaluation: { parallelism: 2, judge: { enabled: false, model: 'x' } }, ...stubs.input };
   return worker.runUntil(async () => {
     const h = await env.client.workflow.start(rolloutWorkflow, { taskQueue, workflowId: `rollout-${taskQueue}`, args: [input as RolloutInput] });
     if (onStarted) await onStarted(h);
@@ -116,6 +120,17 @@ test('provision also prepares the workspace (no prepareWorkspace activity), and 
   assert.equal(calls.prepareWorkspace, 0);
   assert.equal(calls.teardownDuringPersist, true, 'teardown started before persistResults finished');
   assert.equal(calls.teardown, 1, 'and only once (the finally block reuses it)');
+});
+
+test('bad input: the rollout fails at once with every issue at its path (the validateRolloutInput local activity); nothing provisioned', async () => {
+  const { result, error, calls } = await run({ input: { budgetSeconds: -1, colour: 'red' } });
+  assert.equal(result, undefined);
+  assert.equal(failureType(error), 'InvalidInputError');
+  const lines = describeFailure(error).replace(/^InvalidInputError: /, '').split('\n');
+  assert.deepEqual(lines.map((l) => l.split(': ').slice(0, 2).join(': ')).sort(), ['rollout input: budgetSeconds', 'rollout input: colour']);
+  assert.ok(lines.includes('rollout input: colour: unknown key "colour"'), lines.join(' | '));
+  assert.equal(calls.provisionPrepare, undefined, 'provision never ran');
+  assert.equal(calls.teardown, 0);
 });
 
 test('misconfigured agent (AgentConfigError from runAgent): the rollout FAILS with the missing-key message, is not retried, never scored; teardown runs', async () => {

@@ -14,6 +14,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker, type WorkflowBundle } from '@temporalio/worker';
 import { evaluateNode } from '../../src/activities/evaluate-node';
 import type * as activities from '../../src/activities';
+import { validateRolloutInput } from '../../src/activities/validate-input';
 import type { EvalPlan, Provisioned, RolloutInput } from '../../src/model/rollout';
 import { repoRoot } from '../../src/paths';
 import { loadCompose, setSandboxBackend } from '../../src/sandbox';
@@ -66,6 +67,7 @@ test('a check whose Docker exec fails transiently is retried and ends with the a
   };
   let attempts = 0;
   const acts: Partial<typeof activities> = {
+    validateRolloutInput,
     provision: async (): Promise<Provisioned> => ({ host: 'h1', hostQueue: taskQueue, runDir: tmp, plan, stack, appUrl: 'http://app', provisionMs: 1 }),
     prepareWorkspace: async () => ({ promptFile: 'p' }),
     runAgent: async () => ({ agent: 'oracle', model: 'none', exitReason: 'completed', exitCode: 0, attempts: 1, agentSeconds: 1, message: 'done', history: [] }),

@@ -17,6 +17,7 @@ import { summarizeRollout } from '../../src/scoring/benchmark';
 import { leaderboardText, sweepBenchmark } from '../../src/report/sweep-export';
 import { ImageMissingError } from '../../src/sandbox/errors';
 import type * as activities from '../../src/activities';
+import { validateRolloutInput } from '../../src/activities/validate-input';
 import { timeSkippingWithBundle } from '../helpers/temporal';
 import { SA } from '../../src/workflows/search-attributes';
 
@@ -48,6 +49,7 @@ async function runSweep(
   let tornDown = 0;
   lastTornDown = 0;
   const acts: Partial<Acts> = {
+    validateRolloutInput,
     sweepResolveTasks: async () => tasks,
     // what the real lookup answers, from the test server: absent, running, or completed with its summary
     sweepLookupRollouts: async (i) =>
