@@ -85,7 +85,9 @@ async function main(): Promise<void> {
     console.log(`raw container start + stop, ${N}× in sequence, isolated as a rollout's (limits, firewall): ${f(rawMs)} (start ${f(raw.upMs)}, stop ${f(raw.downMs)}; ${(rawMs / N / 1000).toFixed(2)} s per stack)`);
     console.log(`  the mean of before the sweeps (${((before.upMs + before.downMs) / N / 1000).toFixed(2)} s per stack) and after them (${((after.upMs + after.downMs) / N / 1000).toFixed(2)} s)`);
     console.log(`  plain containers (no limits, no firewall): ${((plain.upMs + plain.downMs) / N / 1000).toFixed(2)} s per stack`);
-    console.log(`worker warm-up: the first rollout on a fresh worker took ${f(warm.ms)}, not counted below`);
+    const w = rolloutPhases(await env.client.workflow.getHandle(warm.r.rollouts[0].workflowId).fetchHistory());
+    const wp = Object.entries(w.execMs).map(([k, v]) => `${k} ${(v / 1000).toFixed(2)}`).join(', ');
+    console.log(`worker warm-up: the first rollout on a fresh worker took ${f(warm.ms)} (${wp}, workflow tasks ${(w.workflowMs / 1000).toFixed(2)} s), not counted below`);
     console.log(`sweep, concurrency 1: ${f(serial.ms)} wall (${(serial.ms / N / 1000).toFixed(2)} s per rollout)`);
     console.log(`sweep, concurrency 4: ${f(parallel.ms)} wall`);
     console.log(`harness overhead (sweep wall, concurrency 1 / raw start+stop sum): ${(serial.ms / rawMs).toFixed(2)}x`);
