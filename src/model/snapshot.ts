@@ -19,6 +19,8 @@ export interface SnapshotMeta {
   final: boolean;
   /** bytes per part: workspace, database, session */
   bytes: Record<string, number>;
+  /** removed from the store later in the run (SAASBENCH_SNAPSHOT_KEEP): nothing can start from it */
+  deleted?: boolean;
 }
 
 /** One move of a rollout to another host after its host was lost. */

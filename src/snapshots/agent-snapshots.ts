@@ -40,8 +40,10 @@ export function agentSnapshots(ctx: AgentContext, driver: AgentDriver, processCo
       taken.push(metaOf(r.file));
       o.log.info({ snapshot: r.file.id, bytes: r.file.bytes, agentSeconds: r.file.agentSeconds, store: store.location }, 'rollout snapshot taken');
       if (keep) {
-        const pruned = await pruneSnapshots(store, ctx.rolloutKey, keep).catch((err: Error) => (o.log.warn({ err: err.message }, 'pruning old snapshots failed'), []));
+        const pruned: number[] = await pruneSnapshots(store, ctx.rolloutKey, keep).catch((err: Error) => (o.log.warn({ err: err.message }, 'pruning old snapshots failed'), []));
         if (pruned.length) o.log.info({ pruned, keep }, 'older snapshots deleted (SAASBENCH_SNAPSHOT_KEEP)');
+        // the run's list keeps them (what was taken, and when) but says they are gone
+        for (const m of taken) if (pruned.includes(m.seq)) m.deleted = true;
       }
       return r;
     } catch (err) {

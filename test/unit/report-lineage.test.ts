@@ -33,7 +33,7 @@ test('moves, fork links, snapshots and governor waits render; sibling run folder
       agentRun: {
         exitReason: 'completed', message: 'done',
         snapshots: [
-          { id: 'k-child/1', rolloutKey: 'k-child', seq: 1, takenAt: Date.UTC(2026, 11, 1, 10, 0, 0), host: 'h1', agentSeconds: 120, final: false, bytes: { workspace: 2048, database: 3 * 1024 * 1024, session: 512 } },
+          { id: 'k-child/1', rolloutKey: 'k-child', seq: 1, takenAt: Date.UTC(2026, 11, 1, 10, 0, 0), host: 'h1', agentSeconds: 120, final: false, bytes: { workspace: 2048, database: 3 * 1024 * 1024, session: 512 }, deleted: true },
           { id: 'k-child/2', rolloutKey: 'k-child', seq: 2, takenAt: Date.UTC(2026, 11, 1, 10, 5, 0), host: 'h2', agentSeconds: 300, final: true, bytes: { workspace: 4096 } },
         ],
         governor: { waits: 7, waitSeconds: 42.5 },
@@ -59,6 +59,8 @@ test('moves, fork links, snapshots and governor waits render; sibling run folder
   assert.doesNotMatch(html, /<script/);
   assert.match(section, /Snapshots \(2\)/);
   assert.match(section, /k-child\/2<\/code> <span class="small">final/);
+  assert.match(section, /k-child\/1<\/code> <span class="small">deleted \(SAASBENCH_SNAPSHOT_KEEP\)/);
+  assert.doesNotMatch(section, /k-child\/2<\/code>[^<]*<span class="small">final<\/span> <span class="small">deleted/, 'a kept snapshot is not marked');
   assert.match(section, /2026-12-01T10:00:00Z/);
   assert.match(section, /workspace 2\.0 KiB, database 3\.0 MiB, session 512 B/);
   assert.match(section, />3\.0 MiB</, 'the total size of snapshot 1');

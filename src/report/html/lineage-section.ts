@@ -83,7 +83,7 @@ export function lineageSection(runDir: string, r: LineageFields): string {
       const total = Object.values(s.bytes).reduce((a, b) => a + b, 0);
       const parts = Object.entries(s.bytes).map(([k, v]) => `${k} ${fmtBytes(v)}`).join(', ');
       return [
-        `<code>${esc(s.id)}</code>${s.final ? ' <span class="small">final</span>' : ''}`,
+        `<code>${esc(s.id)}</code>${s.final ? ' <span class="small">final</span>' : ''}${s.deleted ? ' <span class="small">deleted (SAASBENCH_SNAPSHOT_KEEP)</span>' : ''}`,
         esc(new Date(s.takenAt).toISOString().replace('.000Z', 'Z')),
         `<code>${esc(s.host)}</code>`,
         `<td class="num">${esc(secs(s.agentSeconds))}</td>`,
