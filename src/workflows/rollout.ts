@@ -64,7 +64,12 @@ function onHost(hostQueue: string, input: RolloutInput) {
 }
 
 export async function rolloutWorkflow(raw: RolloutInput): Promise<RolloutResult> {
-  const input = await checkedInput(raw);
+  // Newer histories ask for every patch of the first workflow task BEFORE the input check: its local
+  // activity may end that task (a workflow task boundary after its marker), and a patch asked for
+  // after such a boundary is not seen on replay (the SDK knows a task's patches from its own events)
+  const validateInActivity = patched(VALIDATE_IN_ACTIVITY_PATCH);
+  const prepareFirst = validateInActivity ? patched(PREPARE_IN_PROVISION_PATCH) : undefined;
+  const input = await checkedInput(raw, validateInActivity);
   const { workflowId } = workflowInfo();
   const rolloutKey = rolloutKeyOf(input);
   const started = Date.now();
@@ -90,7 +95,7 @@ export async function rolloutWorkflow(raw: RolloutInput): Promise<RolloutResult>
   // newer workflows: provision also prepares the workspace, and teardown runs beside persistResults
   // (two workflow round trips and ~0.2 s less per rollout: bench/sweep-overhead.ts); recorded
   // histories replay the old sequence
-  const prepareInProvision = patched(PREPARE_IN_PROVISION_PATCH);
+  const prepareInProvision = prepareFirst ?? patched(PREPARE_IN_PROVISION_PATCH);
   const provisionInput = { rolloutKey, workflowId, taskDir: input.taskDir, taskId: input.taskId, ...(input.imageMap ? { imageMap: input.imageMap } : {}), ...(prepareInProvision ? { prepare: true } : {}) };
   let prov: Provisioned = await onShared(input).provision(provisionInput);
   Object.assign(progress, { nodesTotal: prov.plan.nodes.length, runDir: prov.runDir, host: prov.host });
@@ -172,9 +177,9 @@ export async function rolloutWorkflow(raw: RolloutInput): Promise<RolloutResult>
  * worker, not in every workflow run (src/workflows/index.ts). Histories recorded before the
  * activity existed check it here, with the same words: the module is required only then.
  */
-async function checkedInput(raw: RolloutInput): Promise<RolloutInput> {
+async function checkedInput(raw: RolloutInput, inActivity: boolean): Promise<RolloutInput> {
   try {
-    if (patched(VALIDATE_IN_ACTIVITY_PATCH)) {
+    if (inActivity) {
       const local = proxyLocalActivities<Acts>({ startToCloseTimeout: '1 minute', retry: { ...retry, initialInterval: '1s' } });
       return await local.validateRolloutInput(raw);
     }

@@ -51,3 +51,41 @@ test('a history recorded before metering replays when the agent result carries a
   assert.equal(patched, 1);
   await Worker.runReplayHistory({ workflowBundle: bundle, replayName: 'tiny-noop+cost' }, historyFromJSON(raw));
 });
+
+// The input check's local activity may end the first workflow task (a query or a slow worker can
+// do that): a workflow task boundary then follows its marker. The SDK knows a task's patches from
+// that task's own events, so every patch of the first task is asked for before the local activity
+// (src/workflows/rollout.ts); this history, split there, must still replay.
+test('a rollout whose first workflow task ended at the input check replays (patches asked for before the local activity)', async () => {
+  const raw = JSON.parse(readFileSync(join(dir, 'tiny-noop-validate-in-activity.json'), 'utf8')) as { events: Record<string, any>[] };
+  const ev = raw.events;
+  const at = ev.findIndex((e) => e.markerRecordedEventAttributes?.markerName === 'core_local_activity');
+  assert.ok(at > 0, 'the fixture has the local activity marker');
+  const base = Number(ev[at].eventId);
+  const firstDone = String(ev.find((e) => e.eventType === 'EVENT_TYPE_WORKFLOW_TASK_COMPLETED')!.eventId);
+  const renumber = (o: Record<string, any>): void => {
+    for (const [k, v] of Object.entries(o)) {
+      if (/EventId$/.test(k) && typeof v === 'string' && Number(v) > base) o[k] = String(Number(v) + 3);
+      else if (v && typeof v === 'object') renumber(v);
+    }
+  };
+  for (const e of ev.slice(at + 1)) {
+    e.eventId = String(Number(e.eventId) + 3);
+    renumber(e);
+  }
+  const id = (k: number) => String(base + k);
+  const t = ev[at].eventTime;
+  const boundary = [
+    { eventId: id(1), eventTime: t, eventType: 'EVENT_TYPE_WORKFLOW_TASK_SCHEDULED', workflowTaskScheduledEventAttributes: { ...ev[1].workflowTaskScheduledEventAttributes } },
+    { eventId: id(2), eventTime: t, eventType: 'EVENT_TYPE_WORKFLOW_TASK_STARTED', workflowTaskStartedEventAttributes: { scheduledEventId: id(1), identity: 'split', requestId: 'split' } },
+    { eventId: id(3), eventTime: t, eventType: 'EVENT_TYPE_WORKFLOW_TASK_COMPLETED', workflowTaskCompletedEventAttributes: { scheduledEventId: id(1), startedEventId: id(2), identity: 'split' } },
+  ];
+  // the commands after the boundary are the new task's
+  for (const e of ev.slice(at + 1)) {
+    const a = Object.values(e).find((x): x is Record<string, string> => !!x && typeof x === 'object' && 'workflowTaskCompletedEventId' in x);
+    if (!a || a.workflowTaskCompletedEventId !== firstDone) break;
+    a.workflowTaskCompletedEventId = id(3);
+  }
+  ev.splice(at + 1, 0, ...boundary);
+  await Worker.runReplayHistory({ workflowBundle: bundle, replayName: 'validate-in-activity+split' }, historyFromJSON(raw));
+});
